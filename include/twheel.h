@@ -1,0 +1,269 @@
+/*
+ * twheel.h -- the whole public API of twheel, a timer facility for C.
+ *
+ * twheel implements the timer schemes of Varghese & Lauck, "Hashed and
+ * Hierarchical Timing Wheels", behind one API.  The library never reads a
+ * clock: time is an unsigned 64-bit count of ticks that the caller passes to
+ * tw_advance().  Timers are intrusive nodes (struct tw_timer) that the caller
+ * embeds in its own structures; starting, stopping and expiring a timer never
+ * allocates in the list and wheel schemes.
+ *
+ * Conventions: functions that can fail return a negative TW_E* code (see
+ * tw_strerror()); a function that returns an error has changed nothing.  No
+ * function that takes a callback and fails ever calls that callback.
+ *
+ * Sections: version, errors, types, configuration, facility, timers,
+ * expiry, introspection.
+ */
+#ifndef TWHEEL_H
+#define TWHEEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#  define TW_EXTERN
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#  define TW_EXTERN __attribute__((visibility("default")))
+#else
+#  define TW_EXTERN
+#endif
+
+/* ------------------------------------------------------------------ version */
+
+#define TW_VERSION_MAJOR 0
+#define TW_VERSION_MINOR 1
+#define TW_VERSION_PATCH 0
+#define TW_VERSION_HEX \
+    ((TW_VERSION_MAJOR << 16) | (TW_VERSION_MINOR << 8) | TW_VERSION_PATCH)
+
+/* The library's version as "MAJOR.MINOR.PATCH"; never NULL. */
+TW_EXTERN const char *tw_version(void);
+/* The library's version as TW_VERSION_HEX of the built library. */
+TW_EXTERN unsigned tw_version_hex(void);
+
+/* ------------------------------------------------------------------- errors */
+
+/* X(name, value, message): the one list behind the enum and tw_strerror(). */
+#define TW_ERRNO_MAP(X)                                                     \
+    X(EINVAL,   -1, "invalid argument (NULL facility, node or output)")    \
+    X(ENOMEM,   -2, "out of memory")                                       \
+    X(ERANGE,   -3, "interval beyond the range of this scheme")            \
+    X(EBUSY,    -4, "not allowed from inside a callback of this facility") \
+    X(EOWNER,   -5, "timer is pending on another facility")                \
+    X(ENOTINIT, -6, "timer was never initialised with tw_timer_init()")    \
+    X(ETIME,    -7, "time would go backwards")                             \
+    X(ECONFIG,  -8, "invalid configuration")                               \
+    X(ECORRUPT, -9, "internal invariant violated")
+
+enum tw_error {
+#define TW_ERR_ENUM_(name, value, msg) TW_##name = (value),
+    TW_ERRNO_MAP(TW_ERR_ENUM_)
+#undef TW_ERR_ENUM_
+    TW_OK = 0
+};
+
+/* A static message for an error code (or "success" for 0, "unknown error"
+ * for anything else); never NULL. */
+TW_EXTERN const char *tw_strerror(int err);
+/* The symbolic name of an error code, e.g. "TW_EINVAL"; never NULL. */
+TW_EXTERN const char *tw_err_name(int err);
+
+/* -------------------------------------------------------------------- types */
+
+/* Time, in ticks of the caller's choosing.  The whole range is usable. */
+typedef uint64_t tw_time_t;
+#define TW_TIME_MAX UINT64_MAX
+
+struct tw;        /* a facility: opaque */
+struct tw_timer;  /* a timer node: embedded by the caller */
+
+/* Expiry callback.  Runs from tw_advance() with the facility's time already
+ * set to the advance's `now`.  May start, stop or free any timer (itself
+ * included), but may not call tw_advance() or tw_destroy() on `tw`. */
+typedef void tw_callback(struct tw *tw, struct tw_timer *timer);
+
+/* Doubly linked list links.  Private: do not touch. */
+struct tw_link {
+    struct tw_link *next;
+    struct tw_link *prev;
+};
+
+/*
+ * The timer node, 40 bytes on LP64 (the size of Linux's timer_list).  Embed
+ * it in your own struct, initialise it once with tw_timer_init(), and get back
+ * to your struct in the callback with tw_container_of().  Every field is
+ * private: read the deadline with tw_timer_deadline().
+ */
+struct tw_timer {
+    union {
+        struct tw_link link;        /* lists and wheels; must be first */
+        struct {
+            uint64_t seq;           /* heap: FIFO among equal deadlines */
+            uint32_t index;         /* heap: position in the array */
+        } heap;
+    } tw_u;
+    tw_time_t tw_expires;           /* absolute deadline while pending */
+    tw_callback *tw_fn;             /* expiry callback */
+    uint32_t tw_flags;              /* magic and state */
+    uint32_t tw_owner;              /* id of the facility it is pending on */
+};
+
+/* Pointer to the struct of type `type` whose member `member` is at `ptr`. */
+#define tw_container_of(ptr, type, member) \
+    ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+/* ------------------------------------------------------------ configuration */
+
+/* The schemes.  Table II of the paper lists their costs; docs/ has a page on
+ * each.  The order here is the paper's order and is part of the ABI. */
+enum tw_scheme {
+    TW_LIST = 0,             /* Scheme 1: unordered list, O(n) per tick */
+    TW_ORDERED,              /* Scheme 2: sorted list, O(n) start */
+    TW_HEAP,                 /* Scheme 3: 4-ary heap, O(log n) start/stop */
+    TW_WHEEL,                /* Scheme 4: MaxInterval slots, range-limited */
+    TW_HASHED_SORTED,        /* Scheme 5: hashed wheel, sorted slot lists */
+    TW_HASHED,               /* Scheme 6: hashed wheel, unsorted lists */
+    TW_HIERARCHICAL,         /* Scheme 7: levels of wheels, exact */
+    TW_HIERARCHICAL_COARSE,  /* Scheme 7 without migration (Nichols) */
+    TW_SCHEME_COUNT
+};
+
+/* The scheme's name ("list", "heap", ...), or NULL if out of range. */
+TW_EXTERN const char *tw_scheme_name(enum tw_scheme scheme);
+/* The scheme with that name, or a negative TW_EINVAL if there is none. */
+TW_EXTERN int tw_scheme_from_name(const char *name);
+/* 1 if this build of the library implements `scheme`, else 0. */
+TW_EXTERN int tw_scheme_available(enum tw_scheme scheme);
+
+/* The facility's own memory (tables, heap arrays).  Never used for timers,
+ * which belong to the caller.  realloc_fn may be NULL: then alloc+copy+free. */
+struct tw_allocator {
+    void *(*alloc_fn)(void *ctx, size_t size);
+    void *(*realloc_fn)(void *ctx, void *ptr, size_t old_size, size_t new_size);
+    void (*free_fn)(void *ctx, void *ptr, size_t size);
+    void *ctx;
+};
+
+struct tw_config {
+    enum tw_scheme scheme;
+    /* Slots.  wheel: MaxInterval, the longest interval accepted (power of
+     * two, default 4096).  hashed, hashed_sorted: table size (power of two,
+     * default 4096).  hierarchical*: slots per level (power of two from 2 to
+     * 256, default 64).  Ignored by list, ordered and heap. */
+    uint32_t slots;
+    /* hierarchical*: number of levels; 0 means just enough to cover all
+     * 64 bits of time.  Fewer levels are refused (TW_ECONFIG). */
+    uint32_t levels;
+    /* The facility's time at creation. */
+    tw_time_t start;
+    /* NULL means malloc/realloc/free. */
+    const struct tw_allocator *allocator;
+};
+
+/* Fill `cfg` with the defaults for `scheme`.  Returns 0 or TW_EINVAL. */
+TW_EXTERN int tw_config_init(struct tw_config *cfg, enum tw_scheme scheme);
+
+/* ----------------------------------------------------------------- facility */
+
+/* Create a facility.  `cfg` NULL means tw_config_init(TW_HIERARCHICAL).
+ * On success stores it in *out and returns 0; otherwise returns TW_EINVAL,
+ * TW_ECONFIG or TW_ENOMEM and leaves *out untouched. */
+TW_EXTERN int tw_create(struct tw **out, const struct tw_config *cfg);
+
+/* Destroy a facility.  Timers still pending become idle (not fired) and may
+ * be started again elsewhere.  Returns 0, TW_EINVAL for NULL, or TW_EBUSY
+ * when called from one of this facility's callbacks (then nothing happens). */
+TW_EXTERN int tw_destroy(struct tw *tw);
+
+/* ------------------------------------------------------------------- timers */
+
+/* Initialise a node, idle, with its callback (which may be NULL for timers
+ * only ever drained with tw_get_expired()).  Never call it on a pending
+ * node.  Does not allocate. */
+TW_EXTERN void tw_timer_init(struct tw_timer *timer, tw_callback *fn);
+
+/* Change the callback of an idle or pending node. */
+TW_EXTERN void tw_timer_set_callback(struct tw_timer *timer, tw_callback *fn);
+
+/* Start `timer` to expire `interval` ticks after the facility's current time
+ * (saturating at TW_TIME_MAX, never wrapping).  A pending timer is re-armed.
+ * Interval 0 (or a deadline not after now) fires at the next tw_advance(),
+ * even one from inside a callback's advance.  Returns 0, or TW_EINVAL,
+ * TW_ENOTINIT, TW_EOWNER (pending on another facility), TW_ERANGE (wheel:
+ * interval above MaxInterval) or TW_ENOMEM (heap growth); on error the timer
+ * and the facility are as they were. */
+TW_EXTERN int tw_start(struct tw *tw, struct tw_timer *timer, tw_time_t interval);
+
+/* As tw_start(), with an absolute deadline.  A deadline at or before the
+ * current time fires at the next tw_advance(). */
+TW_EXTERN int tw_start_at(struct tw *tw, struct tw_timer *timer, tw_time_t deadline);
+
+/* Stop `timer`.  Returns 1 if it was pending (it will not fire, even if it
+ * was due in the advance now running), 0 if it was idle, or TW_EINVAL,
+ * TW_ENOTINIT, TW_EOWNER (pending on another facility). */
+TW_EXTERN int tw_stop(struct tw *tw, struct tw_timer *timer);
+
+/* 1 if the node is pending (started, neither fired nor stopped), else 0. */
+TW_EXTERN int tw_timer_pending(const struct tw_timer *timer);
+
+/* The node's absolute deadline; meaningful while pending and, after it
+ * fired, the deadline it fired for. */
+TW_EXTERN tw_time_t tw_timer_deadline(const struct tw_timer *timer);
+
+/* ------------------------------------------------------------------- expiry */
+
+/* Per-tick bookkeeping up to `now` (the paper's PER_TICK_BOOKKEEPING), then
+ * expiry processing by callback.  Every timer whose deadline is <= now
+ * fires exactly once; all due timers are collected before the first callback
+ * runs, so a callback may stop, restart or free any timer.  Cost is
+ * O(expired + occupied slots visited), not O(now - current time), for the
+ * wheel schemes.  Returns the number of callbacks run (>= 0), TW_ETIME if
+ * `now` is before the current time (nothing done), TW_EBUSY if called from
+ * a callback of this facility, TW_EINVAL for NULL. */
+TW_EXTERN int64_t tw_advance(struct tw *tw, tw_time_t now);
+
+/* The event-flag form: as tw_advance(), but instead of running callbacks it
+ * appends the expired timers to the facility's expired queue, where they
+ * stay pending (tw_stop() still removes them) until tw_get_expired() hands
+ * them out.  Returns how many were queued, or an error as tw_advance(). */
+TW_EXTERN int64_t tw_collect(struct tw *tw, tw_time_t now);
+
+/* Pop the next timer of the expired queue, now idle, or NULL when empty.
+ * Timers come out in the order tw_collect() queued them. */
+TW_EXTERN struct tw_timer *tw_get_expired(struct tw *tw);
+
+/* The earliest pending deadline.  Returns 1 and stores it in *deadline, 0
+ * if nothing is pending, or TW_EINVAL.  Exact for every scheme but
+ * hierarchical_coarse, where it is a lower bound of when the timer will
+ * actually fire (never later).  A timer that is due already (deadline at or
+ * before tw_now()) gives its deadline. */
+TW_EXTERN int tw_next_expiry(struct tw *tw, tw_time_t *deadline);
+
+/* ------------------------------------------------------------ introspection */
+
+/* Number of pending timers (including due ones not yet fired). */
+TW_EXTERN size_t tw_count(const struct tw *tw);
+/* The facility's current time: the last `now` given to tw_advance(). */
+TW_EXTERN tw_time_t tw_now(const struct tw *tw);
+/* The facility's scheme. */
+TW_EXTERN enum tw_scheme tw_get_scheme(const struct tw *tw);
+/* Bytes the facility holds through its allocator (tables, heap arrays),
+ * excluding the caller's timer nodes. */
+TW_EXTERN size_t tw_memory(const struct tw *tw);
+/* The longest interval tw_start() accepts (TW_TIME_MAX for all but wheel). */
+TW_EXTERN tw_time_t tw_max_interval(const struct tw *tw);
+
+/* Verify every invariant of the facility and its scheme (O(n)).  Returns 0,
+ * or TW_ECORRUPT and writes a description of the first violation found to
+ * msg (if msg is not NULL and len > 0), or TW_EINVAL for NULL tw. */
+TW_EXTERN int tw_check(struct tw *tw, char *msg, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TWHEEL_H */

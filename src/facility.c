@@ -1,0 +1,551 @@
+/*
+ * facility.c -- the part of twheel that every scheme shares.
+ *
+ * A facility is one struct tw followed by its scheme's fixed state.  The core
+ * checks arguments, keeps the contract of SPEC section 2 and dispatches to the
+ * scheme through a const ops table (one indirect call per operation: cheaper
+ * than the cache misses that every operation on a large timer set pays, and
+ * measured in docs/design.md).
+ *
+ * Where a pending timer lives:
+ *
+ *     deadline >  tw->now   held by the scheme
+ *     deadline <= tw->now   on tw->due (started late or with interval 0),
+ *                           on the ready list of a running tw_advance(), or
+ *                           on tw->expired (pull form, until handed out)
+ *
+ * Expiry runs in two phases, as libuv and the Linux wheel do: the scheme first
+ * moves every due timer to a local ready list, the facility's time is set to
+ * `now`, and only then are callbacks run, one node popped at a time.  Because
+ * a ready timer is on an ordinary list, a callback can stop it (it is
+ * unlinked and never fires), restart it (it goes back to the scheme or to the
+ * due list, firing on a later advance), or free it; the core never touches a
+ * node after passing it to its callback.
+ */
+#include "twheel_internal.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ------------------------------------------------------------ version */
+
+const char *tw_version(void)
+{
+#define TW_STR2_(x) #x
+#define TW_STR_(x) TW_STR2_(x)
+    return TW_STR_(TW_VERSION_MAJOR) "." TW_STR_(TW_VERSION_MINOR) "." TW_STR_(
+        TW_VERSION_PATCH);
+}
+
+unsigned tw_version_hex(void) { return TW_VERSION_HEX; }
+
+/* ------------------------------------------------------------- errors */
+
+const char *tw_strerror(int err)
+{
+    switch (err) {
+    case 0:
+        return "success";
+#define TW_ERR_MSG_(name, value, msg) \
+    case TW_##name:                   \
+        return msg;
+        TW_ERRNO_MAP(TW_ERR_MSG_)
+#undef TW_ERR_MSG_
+    default:
+        return "unknown error";
+    }
+}
+
+const char *tw_err_name(int err)
+{
+    switch (err) {
+    case 0:
+        return "TW_OK";
+#define TW_ERR_NAME_(name, value, msg) \
+    case TW_##name:                    \
+        return "TW_" #name;
+        TW_ERRNO_MAP(TW_ERR_NAME_)
+#undef TW_ERR_NAME_
+    default:
+        return "TW_E?";
+    }
+}
+
+/* ------------------------------------------------------------ schemes */
+
+static const struct {
+    const char *name;
+    const struct tw_ops *ops;
+} scheme_table[TW_SCHEME_COUNT] = {
+    [TW_LIST] = {"list", &tw_list_ops},
+    [TW_ORDERED] = {"ordered", &tw_ordered_ops},
+    [TW_HEAP] = {"heap", &tw_heap_ops},
+    [TW_WHEEL] = {"wheel", &tw_wheel_ops},
+    [TW_HASHED_SORTED] = {"hashed_sorted", NULL},
+    [TW_HASHED] = {"hashed", NULL},
+    [TW_HIERARCHICAL] = {"hierarchical", NULL},
+    [TW_HIERARCHICAL_COARSE] = {"hierarchical_coarse", NULL},
+};
+
+const char *tw_scheme_name(enum tw_scheme scheme)
+{
+    if ((unsigned)scheme >= TW_SCHEME_COUNT)
+        return NULL;
+    return scheme_table[scheme].name;
+}
+
+int tw_scheme_from_name(const char *name)
+{
+    if (name == NULL)
+        return TW_EINVAL;
+    for (int i = 0; i < TW_SCHEME_COUNT; i++)
+        if (strcmp(name, scheme_table[i].name) == 0)
+            return i;
+    return TW_EINVAL;
+}
+
+int tw_scheme_available(enum tw_scheme scheme)
+{
+    return (unsigned)scheme < TW_SCHEME_COUNT && scheme_table[scheme].ops != NULL;
+}
+
+/* ---------------------------------------------------------- allocator */
+
+static void *default_alloc(void *ctx, size_t size)
+{
+    (void)ctx;
+    return malloc(size);
+}
+
+static void *default_realloc(void *ctx, void *p, size_t old_size, size_t new_size)
+{
+    (void)ctx;
+    (void)old_size;
+    return realloc(p, new_size);
+}
+
+static void default_free(void *ctx, void *p, size_t size)
+{
+    (void)ctx;
+    (void)size;
+    free(p);
+}
+
+void *tw_mem_alloc(struct tw *tw, size_t size)
+{
+    void *p = tw->alloc.alloc_fn(tw->alloc.ctx, size);
+    if (p)
+        tw->memory += size;
+    return p;
+}
+
+void *tw_mem_realloc(struct tw *tw, void *p, size_t old_size, size_t new_size)
+{
+    void *q;
+    if (tw->alloc.realloc_fn) {
+        q = tw->alloc.realloc_fn(tw->alloc.ctx, p, old_size, new_size);
+    } else {
+        q = tw->alloc.alloc_fn(tw->alloc.ctx, new_size);
+        if (q && p) {
+            memcpy(q, p, old_size < new_size ? old_size : new_size);
+            tw->alloc.free_fn(tw->alloc.ctx, p, old_size);
+        }
+    }
+    if (q)
+        tw->memory = tw->memory - old_size + new_size;
+    return q;
+}
+
+void tw_mem_free(struct tw *tw, void *p, size_t size)
+{
+    if (p) {
+        tw->alloc.free_fn(tw->alloc.ctx, p, size);
+        tw->memory -= size;
+    }
+}
+
+/* ------------------------------------------------------- configuration */
+
+int tw_config_init(struct tw_config *cfg, enum tw_scheme scheme)
+{
+    if (cfg == NULL || (unsigned)scheme >= TW_SCHEME_COUNT)
+        return TW_EINVAL;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->scheme = scheme;
+    switch (scheme) {
+    case TW_WHEEL:
+    case TW_HASHED:
+    case TW_HASHED_SORTED:
+        cfg->slots = 4096;
+        break;
+    case TW_HIERARCHICAL:
+    case TW_HIERARCHICAL_COARSE:
+        cfg->slots = 64;
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+/* Facility ids tag pending nodes so that a node pending on one facility is
+ * refused by another.  32 bits: ids are reused after 2^32 creations. */
+static _Atomic uint32_t next_id = 1;
+
+int tw_create(struct tw **out, const struct tw_config *cfg)
+{
+    struct tw_config def;
+    if (out == NULL)
+        return TW_EINVAL;
+    if (cfg == NULL) {
+        tw_config_init(&def, TW_HIERARCHICAL);
+        cfg = &def;
+    }
+    if ((unsigned)cfg->scheme >= TW_SCHEME_COUNT)
+        return TW_ECONFIG;
+    const struct tw_ops *ops = scheme_table[cfg->scheme].ops;
+    if (ops == NULL)
+        return TW_ECONFIG;
+    if (cfg->allocator && (cfg->allocator->alloc_fn == NULL ||
+                           cfg->allocator->free_fn == NULL))
+        return TW_ECONFIG;
+    int rc = ops->validate ? ops->validate(cfg) : 0;
+    if (rc)
+        return rc;
+
+    struct tw_allocator a = {default_alloc, default_realloc, default_free, NULL};
+    if (cfg->allocator)
+        a = *cfg->allocator;
+    size_t size = sizeof(struct tw) + ops->state_size(cfg);
+    struct tw *tw = a.alloc_fn(a.ctx, size);
+    if (tw == NULL)
+        return TW_ENOMEM;
+    memset(tw, 0, size);
+    tw->ops = ops;
+    tw->now = cfg->start;
+    tw->max_interval = TW_TIME_MAX;
+    tw->scheme = cfg->scheme;
+    tw->alloc = a;
+    tw->memory = size;
+    tw_list_init(&tw->due);
+    tw_list_init(&tw->expired);
+    do {
+        tw->id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed);
+    } while (tw->id == 0);
+    rc = ops->init(tw, cfg);
+    if (rc) {
+        a.free_fn(a.ctx, tw, size);
+        return rc;
+    }
+    *out = tw;
+    return 0;
+}
+
+/* Mark every node of a list idle; the list is left empty. */
+static void idle_all(struct tw_link *h)
+{
+    struct tw_link *l = h->next;
+    while (l != h) {
+        struct tw_link *n = l->next;
+        struct tw_timer *t = tw_of(l);
+        t->tw_flags = TW_MAGIC;
+        t->tw_owner = 0;
+        l = n;
+    }
+    tw_list_init(h);
+}
+
+int tw_destroy(struct tw *tw)
+{
+    if (tw == NULL)
+        return TW_EINVAL;
+    if (tw->busy)
+        return TW_EBUSY;
+    struct tw_link all;
+    tw_list_init(&all);
+    if (tw->now != TW_TIME_MAX)
+        tw->ops->collect(tw, TW_TIME_MAX, &all);
+    idle_all(&all);
+    idle_all(&tw->due);
+    idle_all(&tw->expired);
+    tw->ops->fini(tw);
+    /* fini released the scheme's tables: what is left is the facility. */
+    struct tw_allocator a = tw->alloc;
+    a.free_fn(a.ctx, tw, tw->memory);
+    return 0;
+}
+
+/* -------------------------------------------------------------- timers */
+
+void tw_timer_init(struct tw_timer *t, tw_callback *fn)
+{
+    if (t == NULL)
+        return;
+    memset(t, 0, sizeof *t);
+    t->tw_fn = fn;
+    t->tw_flags = TW_MAGIC;
+}
+
+void tw_timer_set_callback(struct tw_timer *t, tw_callback *fn)
+{
+    if (t && tw_node_valid(t))
+        t->tw_fn = fn;
+}
+
+int tw_timer_pending(const struct tw_timer *t)
+{
+    return t != NULL && tw_node_valid(t) && tw_node_pending(t);
+}
+
+tw_time_t tw_timer_deadline(const struct tw_timer *t)
+{
+    return t ? t->tw_expires : 0;
+}
+
+/* Take a pending timer of this facility out of wherever it is. */
+TW_INLINE void detach(struct tw *tw, struct tw_timer *t)
+{
+    if (t->tw_expires > tw->now)
+        tw->ops->remove(tw, t);
+    else
+        tw_list_del(&t->tw_u.link);
+}
+
+/* Argument checks shared by start and stop: 0 or an error. */
+TW_INLINE int check_args(const struct tw *tw, const struct tw_timer *t)
+{
+    if (TW_UNLIKELY(tw == NULL || t == NULL))
+        return TW_EINVAL;
+    if (TW_UNLIKELY(!tw_node_valid(t)))
+        return TW_ENOTINIT;
+    if (TW_UNLIKELY(tw_node_pending(t) && t->tw_owner != tw->id))
+        return TW_EOWNER;
+    return 0;
+}
+
+static int arm(struct tw *tw, struct tw_timer *t, tw_time_t deadline)
+{
+    int rc = check_args(tw, t);
+    if (TW_UNLIKELY(rc))
+        return rc;
+    bool late = deadline <= tw->now;
+    if (!late) {
+        if (TW_UNLIKELY(deadline - tw->now > tw->max_interval))
+            return TW_ERANGE;
+        /* Reserve before anything moves, so that failure changes nothing.
+         * A timer already in the scheme frees its own place first. */
+        if (tw->ops->reserve && !(tw_node_pending(t) && t->tw_expires > tw->now)) {
+            rc = tw->ops->reserve(tw);
+            if (TW_UNLIKELY(rc))
+                return rc;
+        }
+    }
+    if (tw_node_pending(t))
+        detach(tw, t);
+    else
+        tw->count++;
+    t->tw_expires = deadline;
+    t->tw_owner = tw->id;
+    t->tw_flags = TW_MAGIC | TW_F_PENDING;
+    if (late)
+        tw_list_add_tail(&tw->due, &t->tw_u.link);
+    else
+        tw->ops->insert(tw, t);
+    return 0;
+}
+
+int tw_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    if (TW_UNLIKELY(tw == NULL))
+        return TW_EINVAL;
+    tw_time_t deadline = tw->now + interval;
+    if (deadline < tw->now)
+        deadline = TW_TIME_MAX; /* saturate, never wrap into the past */
+    return arm(tw, t, deadline);
+}
+
+int tw_start_at(struct tw *tw, struct tw_timer *t, tw_time_t deadline)
+{
+    return arm(tw, t, deadline);
+}
+
+int tw_stop(struct tw *tw, struct tw_timer *t)
+{
+    int rc = check_args(tw, t);
+    if (TW_UNLIKELY(rc))
+        return rc;
+    if (!tw_node_pending(t))
+        return 0;
+    detach(tw, t);
+    t->tw_flags = TW_MAGIC;
+    t->tw_owner = 0;
+    tw->count--;
+    return 1;
+}
+
+/* -------------------------------------------------------------- expiry */
+
+/* Gather everything due at `now` onto `ready` and move the clock there. */
+static int gather(struct tw *tw, tw_time_t now, struct tw_link *ready)
+{
+    if (TW_UNLIKELY(tw == NULL))
+        return TW_EINVAL;
+    if (TW_UNLIKELY(tw->busy))
+        return TW_EBUSY;
+    if (TW_UNLIKELY(now < tw->now))
+        return TW_ETIME;
+    tw_list_splice_tail(ready, &tw->due);
+    if (now > tw->now)
+        tw->ops->collect(tw, now, ready);
+    tw->now = now;
+    return 0;
+}
+
+int64_t tw_advance(struct tw *tw, tw_time_t now)
+{
+    struct tw_link ready;
+    tw_list_init(&ready);
+    int rc = gather(tw, now, &ready);
+    if (TW_UNLIKELY(rc))
+        return rc;
+    int64_t fired = 0;
+    tw->busy = 1;
+    while (!tw_list_empty(&ready)) {
+        struct tw_link *l = ready.next;
+        struct tw_timer *t = tw_of(l);
+        tw_list_del(l);
+        /* Let the next node's line come in while this callback runs. */
+        __builtin_prefetch(ready.next);
+        t->tw_flags = TW_MAGIC;
+        t->tw_owner = 0;
+        tw->count--;
+        fired++;
+        if (t->tw_fn)
+            t->tw_fn(tw, t);
+    }
+    tw->busy = 0;
+    return fired;
+}
+
+int64_t tw_collect(struct tw *tw, tw_time_t now)
+{
+    struct tw_link ready;
+    tw_list_init(&ready);
+    int rc = gather(tw, now, &ready);
+    if (TW_UNLIKELY(rc))
+        return rc;
+    int64_t n = 0;
+    for (struct tw_link *l = ready.next; l != &ready; l = l->next)
+        n++;
+    tw_list_splice_tail(&tw->expired, &ready);
+    return n;
+}
+
+struct tw_timer *tw_get_expired(struct tw *tw)
+{
+    if (tw == NULL || tw_list_empty(&tw->expired))
+        return NULL;
+    struct tw_link *l = tw->expired.next;
+    tw_list_del(l);
+    struct tw_timer *t = tw_of(l);
+    t->tw_flags = TW_MAGIC;
+    t->tw_owner = 0;
+    tw->count--;
+    return t;
+}
+
+int tw_next_expiry(struct tw *tw, tw_time_t *deadline)
+{
+    if (tw == NULL || deadline == NULL)
+        return TW_EINVAL;
+    /* Due and uncollected-expired timers are at or before now: the earliest
+     * of them is the answer.  Lists are short and unsorted, so scan. */
+    tw_time_t best = TW_TIME_MAX;
+    bool any = false;
+    struct tw_link *lists[2] = {&tw->due, &tw->expired};
+    for (int i = 0; i < 2; i++)
+        for (struct tw_link *l = lists[i]->next; l != lists[i]; l = l->next) {
+            tw_time_t e = tw_of(l)->tw_expires;
+            if (!any || e < best)
+                best = e;
+            any = true;
+        }
+    if (any) {
+        *deadline = best;
+        return 1;
+    }
+    return tw->ops->next(tw, deadline);
+}
+
+/* ------------------------------------------------------- introspection */
+
+size_t tw_count(const struct tw *tw) { return tw ? tw->count : 0; }
+tw_time_t tw_now(const struct tw *tw) { return tw ? tw->now : 0; }
+enum tw_scheme tw_get_scheme(const struct tw *tw) { return tw ? tw->scheme : TW_LIST; }
+size_t tw_memory(const struct tw *tw) { return tw ? tw->memory : 0; }
+tw_time_t tw_max_interval(const struct tw *tw) { return tw ? tw->max_interval : 0; }
+
+int tw_fail(struct tw_checker *c, const char *fmt, ...)
+{
+    if (c->msg && c->len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(c->msg, c->len, fmt, ap);
+        va_end(ap);
+    }
+    return TW_ECORRUPT;
+}
+
+int tw_check_node(struct tw *tw, struct tw_checker *c, const struct tw_timer *t)
+{
+    if (!tw_node_valid(t))
+        return tw_fail(c, "node %p has a bad magic %#x", (const void *)t, t->tw_flags);
+    if (!tw_node_pending(t))
+        return tw_fail(c, "node %p is held but not pending", (const void *)t);
+    if (t->tw_owner != tw->id)
+        return tw_fail(c, "node %p is owned by facility %u, not %u", (const void *)t,
+                       t->tw_owner, tw->id);
+    if (t->tw_expires <= tw->now)
+        return tw_fail(c, "node %p with deadline %llu is held by the scheme at now %llu",
+                       (const void *)t, (unsigned long long)t->tw_expires,
+                       (unsigned long long)tw->now);
+    return 0;
+}
+
+/* Check a plain list (due or expired): well linked, nodes due. */
+static int check_plain(struct tw *tw, struct tw_checker *c, struct tw_link *h,
+                       const char *what)
+{
+    for (struct tw_link *l = h->next; l != h; l = l->next) {
+        if (l->next->prev != l)
+            return tw_fail(c, "%s list broken at %p", what, (void *)l);
+        const struct tw_timer *t = tw_of(l);
+        if (!tw_node_valid(t) || !tw_node_pending(t) || t->tw_owner != tw->id)
+            return tw_fail(c, "%s list holds a node %p that is not pending here", what,
+                           (const void *)t);
+        if (t->tw_expires > tw->now)
+            return tw_fail(c, "%s list holds node %p due at %llu after now %llu", what,
+                           (const void *)t, (unsigned long long)t->tw_expires,
+                           (unsigned long long)tw->now);
+        c->seen++;
+    }
+    return 0;
+}
+
+int tw_check(struct tw *tw, char *msg, size_t len)
+{
+    if (tw == NULL)
+        return TW_EINVAL;
+    struct tw_checker c = {msg, len, 0};
+    if (msg && len)
+        msg[0] = '\0';
+    int rc = check_plain(tw, &c, &tw->due, "due");
+    if (rc == 0)
+        rc = check_plain(tw, &c, &tw->expired, "expired");
+    if (rc == 0)
+        rc = tw->ops->check(tw, &c);
+    if (rc == 0 && c.seen != tw->count)
+        rc = tw_fail(&c, "count is %zu but %zu timers are held", tw->count, c.seen);
+    return rc;
+}

@@ -1,0 +1,119 @@
+/*
+ * ordered.c -- Scheme 2 of Varghese & Lauck: an ordered timer list.
+ *
+ * Timers sit on one doubly linked list sorted by absolute deadline, earliest
+ * at the head; this is the old BSD callout list (calltodo) that the paper's
+ * section VII replaces.  Per-tick work looks only at the head.
+ *
+ *     head <-> [5] <-> [9] <-> [9] <-> [40] <-> head
+ *              ^ next to expire           ^ searched first on insert
+ *
+ *     START_TIMER            O(n)   search for the place
+ *     STOP_TIMER             O(1)   unlink
+ *     PER_TICK_BOOKKEEPING   O(1)   compare the head with now
+ *     EXPIRY_PROCESSING      O(1)   per expired timer
+ *     next_expiry            O(1)   the head
+ *
+ * Insertion searches from the rear, as the paper suggests: when intervals are
+ * similar (one TTL, retransmission timers) a new timer belongs at or near the
+ * tail, so the search is short in the common case and O(n) only when a
+ * short timer joins many long ones.
+ *
+ * Equal deadlines are FIFO: a new timer goes after every timer with the same
+ * deadline, so timers due together fire in the order they were started.
+ */
+#include "../twheel_internal.h"
+
+struct ordered_state {
+    struct tw_link head;
+};
+
+static int ordered_validate(const struct tw_config *cfg)
+{
+    (void)cfg;
+    return 0;
+}
+
+static size_t ordered_state_size(const struct tw_config *cfg)
+{
+    (void)cfg;
+    return sizeof(struct ordered_state);
+}
+
+static int ordered_init(struct tw *tw, const struct tw_config *cfg)
+{
+    (void)cfg;
+    tw_list_init(&TW_STATE(tw, struct ordered_state)->head);
+    return 0;
+}
+
+static void ordered_fini(struct tw *tw) { (void)tw; }
+
+static void ordered_insert(struct tw *tw, struct tw_timer *t)
+{
+    struct tw_link *h = &TW_STATE(tw, struct ordered_state)->head;
+    struct tw_link *p = h->prev;
+    tw_time_t e = t->tw_expires;
+    while (p != h && tw_of(p)->tw_expires > e)
+        p = p->prev;
+    tw_list_add_after(p, &t->tw_u.link);
+}
+
+static void ordered_remove(struct tw *tw, struct tw_timer *t)
+{
+    (void)tw;
+    tw_list_del(&t->tw_u.link);
+}
+
+static void ordered_collect(struct tw *tw, tw_time_t now, struct tw_link *out)
+{
+    struct tw_link *h = &TW_STATE(tw, struct ordered_state)->head;
+    struct tw_link *l = h->next;
+    while (l != h && tw_of(l)->tw_expires <= now) {
+        struct tw_link *n = l->next;
+        tw_list_del(l);
+        tw_list_add_tail(out, l);
+        l = n;
+    }
+}
+
+static int ordered_next(struct tw *tw, tw_time_t *out)
+{
+    struct tw_link *h = &TW_STATE(tw, struct ordered_state)->head;
+    if (tw_list_empty(h))
+        return 0;
+    *out = tw_of(h->next)->tw_expires;
+    return 1;
+}
+
+static int ordered_check(struct tw *tw, struct tw_checker *c)
+{
+    struct tw_link *h = &TW_STATE(tw, struct ordered_state)->head;
+    tw_time_t last = 0;
+    for (struct tw_link *l = h->next; l != h; l = l->next) {
+        if (l->next->prev != l)
+            return tw_fail(c, "ordered: broken link at %p", (void *)l);
+        int rc = tw_check_node(tw, c, tw_of(l));
+        if (rc)
+            return rc;
+        if (tw_of(l)->tw_expires < last)
+            return tw_fail(c, "ordered: %llu after %llu", (unsigned long long)tw_of(l)->tw_expires,
+                           (unsigned long long)last);
+        last = tw_of(l)->tw_expires;
+        c->seen++;
+    }
+    return 0;
+}
+
+const struct tw_ops tw_ordered_ops = {
+    .validate = ordered_validate,
+    .state_size = ordered_state_size,
+    .init = ordered_init,
+    .fini = ordered_fini,
+    .reserve = NULL,
+    .insert = ordered_insert,
+    .remove = ordered_remove,
+    .collect = ordered_collect,
+    .next = ordered_next,
+    .check = ordered_check,
+};

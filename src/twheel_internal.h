@@ -1,0 +1,236 @@
+/*
+ * twheel_internal.h -- what the facility core and the schemes share.
+ *
+ * The core (facility.c) owns the contract: argument checks, the due list of
+ * timers whose deadline is not after the facility's time, the ready list that
+ * makes callbacks safe, the pull queue, counting and re-entrancy.  A scheme
+ * only keeps timers whose deadline is strictly after tw->now, and is reached
+ * through one const struct tw_ops.  That split gives every scheme the same
+ * answer to "where is this pending timer?":
+ *
+ *     deadline >  tw->now   in the scheme        -> ops->remove()
+ *     deadline <= tw->now   on a plain list       -> unlink
+ *                           (due, ready or expired queue)
+ *
+ * so the node needs no state beyond "pending", and stop is O(1) wherever the
+ * timer is.
+ */
+#ifndef TWHEEL_INTERNAL_H
+#define TWHEEL_INTERNAL_H
+
+#include "twheel.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <string.h>
+
+#if defined(__GNUC__)
+#  define TW_LIKELY(x)   __builtin_expect(!!(x), 1)
+#  define TW_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#  define TW_INLINE      static inline __attribute__((always_inline))
+#else
+#  define TW_LIKELY(x)   (x)
+#  define TW_UNLIKELY(x) (x)
+#  define TW_INLINE      static inline
+#endif
+
+/* tw_flags: a magic in the high half catches nodes never initialised. */
+#define TW_MAGIC        0x7e1d0000u
+#define TW_MAGIC_MASK   0xffff0000u
+#define TW_F_PENDING    0x1u
+
+TW_INLINE bool tw_node_valid(const struct tw_timer *t)
+{
+    return (t->tw_flags & TW_MAGIC_MASK) == TW_MAGIC;
+}
+
+TW_INLINE bool tw_node_pending(const struct tw_timer *t)
+{
+    return (t->tw_flags & TW_F_PENDING) != 0;
+}
+
+/* ---------------------------------------------------- circular lists */
+
+TW_INLINE void tw_list_init(struct tw_link *h) { h->next = h->prev = h; }
+TW_INLINE bool tw_list_empty(const struct tw_link *h) { return h->next == h; }
+
+TW_INLINE void tw_list_add_tail(struct tw_link *h, struct tw_link *n)
+{
+    struct tw_link *p = h->prev;
+    n->next = h;
+    n->prev = p;
+    p->next = n;
+    h->prev = n;
+}
+
+TW_INLINE void tw_list_add_after(struct tw_link *pos, struct tw_link *n)
+{
+    struct tw_link *nx = pos->next;
+    n->prev = pos;
+    n->next = nx;
+    nx->prev = n;
+    pos->next = n;
+}
+
+TW_INLINE void tw_list_del(struct tw_link *n)
+{
+    n->prev->next = n->next;
+    n->next->prev = n->prev;
+}
+
+/* Move every node of `from` to the tail of `to`; `from` ends empty. */
+TW_INLINE void tw_list_splice_tail(struct tw_link *to, struct tw_link *from)
+{
+    if (tw_list_empty(from))
+        return;
+    struct tw_link *first = from->next, *last = from->prev, *tail = to->prev;
+    tail->next = first;
+    first->prev = tail;
+    last->next = to;
+    to->prev = last;
+    tw_list_init(from);
+}
+
+TW_INLINE struct tw_timer *tw_of(struct tw_link *l)
+{
+    return (struct tw_timer *)(void *)l; /* link is the first member */
+}
+
+/* ---------------------------------------------------- bit helpers */
+
+TW_INLINE unsigned tw_ctz64(uint64_t x) { return (unsigned)__builtin_ctzll(x); }
+TW_INLINE unsigned tw_clz64(uint64_t x) { return (unsigned)__builtin_clzll(x); }
+TW_INLINE unsigned tw_fls64(uint64_t x) { return x ? 64u - tw_clz64(x) : 0u; }
+
+/* Rotate left by r (r in 0..63). */
+TW_INLINE uint64_t tw_rotl64(uint64_t x, unsigned r)
+{
+    return r ? (x << r) | (x >> (64u - r)) : x;
+}
+
+/* ---------------------------------------------------- occupancy bitmaps */
+
+/* The software form of the paper's Appendix A: one bit per slot, set while
+ * the slot's list is not empty, so that per-tick work skips empty slots and
+ * a jump over many ticks costs O(occupied slots), not O(ticks). */
+
+TW_INLINE bool tw_is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
+
+TW_INLINE void tw_bm_set(uint64_t *bm, size_t i) { bm[i >> 6] |= 1ull << (i & 63); }
+TW_INLINE void tw_bm_clear(uint64_t *bm, size_t i) { bm[i >> 6] &= ~(1ull << (i & 63)); }
+TW_INLINE bool tw_bm_test(const uint64_t *bm, size_t i)
+{
+    return (bm[i >> 6] >> (i & 63)) & 1u;
+}
+
+/* First set bit in [from, to), or `to` if none. */
+TW_INLINE size_t tw_bm_find(const uint64_t *bm, size_t from, size_t to)
+{
+    if (from >= to)
+        return to;
+    size_t w = from >> 6;
+    uint64_t x = bm[w] & (~0ull << (from & 63));
+    for (;;) {
+        if (x) {
+            size_t i = (w << 6) + tw_ctz64(x);
+            return i < to ? i : to;
+        }
+        if (++w << 6 >= to)
+            return to;
+        x = bm[w];
+    }
+}
+
+/* First set bit at or after `from` going round a bitmap of m bits (m a
+ * power of two), as a distance 0..m-1 from `from`; m if none is set. */
+TW_INLINE size_t tw_bm_find_circular(const uint64_t *bm, size_t m, size_t from)
+{
+    size_t i = tw_bm_find(bm, from, m);
+    if (i < m)
+        return i - from;
+    i = tw_bm_find(bm, 0, from);
+    return i < from ? m - from + i : m;
+}
+
+/* ---------------------------------------------------- the scheme interface */
+
+struct tw_checker;
+
+struct tw_ops {
+    /* Refuse a bad configuration with TW_ECONFIG, after defaults applied. */
+    int (*validate)(const struct tw_config *cfg);
+    /* Bytes of scheme state that follow struct tw (fixed part). */
+    size_t (*state_size)(const struct tw_config *cfg);
+    /* Initialise the state; may allocate (then TW_ENOMEM). */
+    int (*init)(struct tw *tw, const struct tw_config *cfg);
+    /* Release what init and growth allocated.  The scheme is empty. */
+    void (*fini)(struct tw *tw);
+    /* Make room so that the next insert cannot fail (NULL: never fails). */
+    int (*reserve)(struct tw *tw);
+    /* Insert a timer with t->tw_expires > tw->now.  Never fails after a
+     * successful reserve. */
+    void (*insert)(struct tw *tw, struct tw_timer *t);
+    /* Remove a timer this scheme holds. */
+    void (*remove)(struct tw *tw, struct tw_timer *t);
+    /* Move every timer with deadline <= now (now > tw->now) to the tail of
+     * `out`, linked through tw_u.link, and make the scheme ready for
+     * tw->now == now.  Touches no timer it does not have to. */
+    void (*collect)(struct tw *tw, tw_time_t now, struct tw_link *out);
+    /* Earliest deadline held: 1 and *out, or 0 when empty.  May update
+     * caches, never moves timers. */
+    int (*next)(struct tw *tw, tw_time_t *out);
+    /* Verify placement of every held timer, counting them into c. */
+    int (*check)(struct tw *tw, struct tw_checker *c);
+};
+
+/* Per-scheme ops tables, defined in each scheme's file. */
+extern const struct tw_ops tw_list_ops;
+extern const struct tw_ops tw_ordered_ops;
+extern const struct tw_ops tw_heap_ops;
+extern const struct tw_ops tw_wheel_ops;
+extern const struct tw_ops tw_hashed_sorted_ops;
+extern const struct tw_ops tw_hashed_ops;
+extern const struct tw_ops tw_hier_ops;
+extern const struct tw_ops tw_coarse_ops;
+
+struct tw {
+    const struct tw_ops *ops;
+    tw_time_t now;              /* the last now given to advance */
+    size_t count;               /* pending timers, wherever they are */
+    tw_time_t max_interval;     /* TW_TIME_MAX but for wheel */
+    uint32_t id;                /* owner tag stored in pending nodes */
+    uint32_t busy;              /* inside advance: callbacks running */
+    enum tw_scheme scheme;
+    struct tw_link due;         /* pending, deadline <= now, not yet run */
+    struct tw_link expired;     /* pull queue of tw_collect() */
+    struct tw_allocator alloc;
+    size_t memory;              /* bytes held through alloc */
+    /* Scheme state follows, aligned for any scheme. */
+    _Alignas(16) unsigned char state[];
+};
+
+#define TW_STATE(tw, type) ((type *)(void *)(tw)->state)
+
+/* The facility's allocator, counting bytes. */
+void *tw_mem_alloc(struct tw *tw, size_t size);
+void *tw_mem_realloc(struct tw *tw, void *p, size_t old_size, size_t new_size);
+void tw_mem_free(struct tw *tw, void *p, size_t size);
+
+/* Invariant checking: schemes report through tw_fail(). */
+struct tw_checker {
+    char *msg;
+    size_t len;
+    size_t seen;                /* timers counted by the scheme */
+};
+
+/* Record a violation (printf-style) and return TW_ECORRUPT. */
+int tw_fail(struct tw_checker *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Common checks on a node the scheme holds: valid, pending, owned, after now. */
+int tw_check_node(struct tw *tw, struct tw_checker *c, const struct tw_timer *t);
+
+#endif /* TWHEEL_INTERNAL_H */
