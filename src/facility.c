@@ -14,6 +14,10 @@
  *                           on the ready list of a running tw_advance(), or
  *                           on tw->expired (pull form, until handed out)
  *
+ * except in a scheme that fires late (ops->keeps_late), which may still hold
+ * a timer whose deadline has passed and whose remove() accepts a node on
+ * any list.
+ *
  * Expiry runs in two phases, as libuv and the Linux wheel do: the scheme first
  * moves every due timer to a local ready list, the facility's time is set to
  * `now`, and only then are callbacks run, one node popped at a time.  Because
@@ -82,10 +86,10 @@ static const struct {
     [TW_ORDERED] = {"ordered", &tw_ordered_ops},
     [TW_HEAP] = {"heap", &tw_heap_ops},
     [TW_WHEEL] = {"wheel", &tw_wheel_ops},
-    [TW_HASHED_SORTED] = {"hashed_sorted", NULL},
-    [TW_HASHED] = {"hashed", NULL},
-    [TW_HIERARCHICAL] = {"hierarchical", NULL},
-    [TW_HIERARCHICAL_COARSE] = {"hierarchical_coarse", NULL},
+    [TW_HASHED_SORTED] = {"hashed_sorted", &tw_hashed_sorted_ops},
+    [TW_HASHED] = {"hashed", &tw_hashed_ops},
+    [TW_HIERARCHICAL] = {"hierarchical", &tw_hier_ops},
+    [TW_HIERARCHICAL_COARSE] = {"hierarchical_coarse", &tw_coarse_ops},
 };
 
 const char *tw_scheme_name(enum tw_scheme scheme)
@@ -306,7 +310,7 @@ tw_time_t tw_timer_deadline(const struct tw_timer *t)
 /* Take a pending timer of this facility out of wherever it is. */
 TW_INLINE void detach(struct tw *tw, struct tw_timer *t)
 {
-    if (t->tw_expires > tw->now)
+    if (t->tw_expires > tw->now || tw->ops->keeps_late)
         tw->ops->remove(tw, t);
     else
         tw_list_del(&t->tw_u.link);
@@ -506,7 +510,7 @@ int tw_check_node(struct tw *tw, struct tw_checker *c, const struct tw_timer *t)
     if (t->tw_owner != tw->id)
         return tw_fail(c, "node %p is owned by facility %u, not %u", (const void *)t,
                        t->tw_owner, tw->id);
-    if (t->tw_expires <= tw->now)
+    if (t->tw_expires <= tw->now && !tw->ops->keeps_late)
         return tw_fail(c, "node %p with deadline %llu is held by the scheme at now %llu",
                        (const void *)t, (unsigned long long)t->tw_expires,
                        (unsigned long long)tw->now);

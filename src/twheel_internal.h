@@ -141,22 +141,103 @@ TW_INLINE size_t tw_bm_find(const uint64_t *bm, size_t from, size_t to)
     }
 }
 
-/* First set bit at or after `from` going round a bitmap of m bits (m a
- * power of two), as a distance 0..m-1 from `from`; m if none is set. */
-TW_INLINE size_t tw_bm_find_circular(const uint64_t *bm, size_t m, size_t from)
+/* First set bit at or after `from` going round the m bits base .. base+m-1
+ * (m a power of two, from < m), as a distance 0..m-1 from `from`; m if none
+ * is set. */
+TW_INLINE size_t tw_bm_find_circular(const uint64_t *bm, size_t base, size_t m, size_t from)
 {
-    size_t i = tw_bm_find(bm, from, m);
-    if (i < m)
-        return i - from;
-    i = tw_bm_find(bm, 0, from);
-    return i < from ? m - from + i : m;
+    size_t i = tw_bm_find(bm, base + from, base + m);
+    if (i < base + m)
+        return i - base - from;
+    i = tw_bm_find(bm, base, base + from);
+    return i < base + from ? m - from + (i - base) : m;
+}
+
+/* Walk the occupied slots of a circular window: the `span` slots starting
+ * at `from` among the m slots at bit `base`.  Returns the next occupied
+ * slot (0..m-1) in window order, or SIZE_MAX at the end; *done counts the
+ * slots consumed so far (start it at 0), so the slot returned is window
+ * position *done - 1. */
+TW_INLINE size_t tw_window_next(const uint64_t *bm, size_t base, size_t m, size_t from,
+                                size_t span, size_t *done)
+{
+    if (*done >= span)
+        return SIZE_MAX;
+    size_t d = tw_bm_find_circular(bm, base, m, (from + *done) & (m - 1));
+    if (d >= span - *done)
+        return SIZE_MAX;
+    size_t i = (from + *done + d) & (m - 1);
+    *done += d + 1;
+    return i;
+}
+
+/* ---------------------------------------------------- slot tables (slots.c) */
+
+struct tw_checker;
+
+struct tw_slots {
+    struct tw_link *head;       /* n list heads */
+    uint64_t *bm;               /* bit i set iff head[i] not empty */
+    uint32_t n, mask;           /* n a power of two */
+};
+
+int tw_slots_init(struct tw *tw, struct tw_slots *s, uint32_t n);
+void tw_slots_fini(struct tw *tw, struct tw_slots *s);
+int tw_slots_check_bits(const struct tw_slots *s, struct tw_checker *c, const char *who);
+
+TW_INLINE void tw_slots_add(struct tw_slots *s, size_t i, struct tw_link *l)
+{
+    tw_list_add_tail(&s->head[i], l);
+    tw_bm_set(s->bm, i);
+}
+
+/* Unlink a node from whichever slot holds it, clearing the slot's bit when
+ * it empties: a node that was alone has the head on both sides.  The node
+ * may also be on a list outside the table (a ready list): then no bit
+ * changes. */
+TW_INLINE void tw_slots_unlink(struct tw_slots *s, struct tw_link *l)
+{
+    tw_list_del(l);
+    if (l->next == l->prev) {
+        uintptr_t h = (uintptr_t)l->next, lo = (uintptr_t)s->head;
+        if (h >= lo && h < lo + s->n * sizeof *s->head)
+            tw_bm_clear(s->bm, (size_t)(h - lo) / sizeof *s->head);
+    }
+}
+
+/* Move slot i's whole list to the tail of `out` and clear its bit. */
+TW_INLINE void tw_slots_take(struct tw_slots *s, size_t i, struct tw_link *out)
+{
+    tw_list_splice_tail(out, &s->head[i]);
+    tw_bm_clear(s->bm, i);
+}
+
+/* A cached exact minimum for schemes whose next_expiry must look inside a
+ * slot: kept exact on insert, dropped when its timer leaves. */
+struct tw_mincache {
+    tw_time_t v;
+    bool valid;
+};
+
+TW_INLINE void tw_mincache_insert(struct tw_mincache *m, tw_time_t e)
+{
+    if (m->valid && e < m->v)
+        m->v = e;
+}
+
+TW_INLINE void tw_mincache_remove(struct tw_mincache *m, tw_time_t e)
+{
+    if (m->valid && e == m->v)
+        m->valid = false;
 }
 
 /* ---------------------------------------------------- the scheme interface */
 
-struct tw_checker;
-
 struct tw_ops {
+    /* True when the scheme may keep a timer past its deadline (it fires
+     * late, never early): then remove() is called for every pending timer,
+     * wherever it is, and must cope with one on a core list. */
+    bool keeps_late;
     /* Refuse a bad configuration with TW_ECONFIG, after defaults applied. */
     int (*validate)(const struct tw_config *cfg);
     /* Bytes of scheme state that follow struct tw (fixed part). */
@@ -230,7 +311,8 @@ int tw_fail(struct tw_checker *c, const char *fmt, ...)
 #endif
     ;
 
-/* Common checks on a node the scheme holds: valid, pending, owned, after now. */
+/* Common checks on a node the scheme holds: valid, pending, owned, after now
+ * (unless the scheme keeps late timers). */
 int tw_check_node(struct tw *tw, struct tw_checker *c, const struct tw_timer *t);
 
 #endif /* TWHEEL_INTERNAL_H */

@@ -33,10 +33,7 @@
 #include "../twheel_internal.h"
 
 struct wheel_state {
-    uint32_t mask;
-    uint32_t nslots;
-    struct tw_link *slots;
-    uint64_t *bm;
+    struct tw_slots s;
 };
 
 static int wheel_validate(const struct tw_config *cfg)
@@ -52,75 +49,48 @@ static size_t wheel_state_size(const struct tw_config *cfg)
     return sizeof(struct wheel_state);
 }
 
-static size_t bm_words(uint32_t n) { return ((size_t)n + 63) / 64; }
-
 static int wheel_init(struct tw *tw, const struct tw_config *cfg)
 {
     struct wheel_state *w = TW_STATE(tw, struct wheel_state);
-    w->nslots = cfg->slots;
-    w->mask = cfg->slots - 1;
-    w->slots = tw_mem_alloc(tw, (size_t)w->nslots * sizeof *w->slots);
-    w->bm = tw_mem_alloc(tw, bm_words(w->nslots) * sizeof *w->bm);
-    if (w->slots == NULL || w->bm == NULL) {
-        tw_mem_free(tw, w->slots, (size_t)w->nslots * sizeof *w->slots);
-        tw_mem_free(tw, w->bm, bm_words(w->nslots) * sizeof *w->bm);
-        return TW_ENOMEM;
-    }
-    for (uint32_t i = 0; i < w->nslots; i++)
-        tw_list_init(&w->slots[i]);
-    memset(w->bm, 0, bm_words(w->nslots) * sizeof *w->bm);
-    tw->max_interval = w->nslots;
-    return 0;
+    int rc = tw_slots_init(tw, &w->s, cfg->slots);
+    if (rc == 0)
+        tw->max_interval = cfg->slots;
+    return rc;
 }
 
 static void wheel_fini(struct tw *tw)
 {
-    struct wheel_state *w = TW_STATE(tw, struct wheel_state);
-    tw_mem_free(tw, w->slots, (size_t)w->nslots * sizeof *w->slots);
-    tw_mem_free(tw, w->bm, bm_words(w->nslots) * sizeof *w->bm);
+    tw_slots_fini(tw, &TW_STATE(tw, struct wheel_state)->s);
 }
 
 static void wheel_insert(struct tw *tw, struct tw_timer *t)
 {
-    struct wheel_state *w = TW_STATE(tw, struct wheel_state);
-    size_t s = (size_t)(t->tw_expires & w->mask);
-    tw_list_add_tail(&w->slots[s], &t->tw_u.link);
-    tw_bm_set(w->bm, s);
+    struct tw_slots *s = &TW_STATE(tw, struct wheel_state)->s;
+    tw_slots_add(s, (size_t)(t->tw_expires & s->mask), &t->tw_u.link);
 }
 
 static void wheel_remove(struct tw *tw, struct tw_timer *t)
 {
-    struct wheel_state *w = TW_STATE(tw, struct wheel_state);
-    struct tw_link *l = &t->tw_u.link;
-    tw_list_del(l);
-    if (l->next == l->prev) /* it was alone: its neighbour is the head */
-        tw_bm_clear(w->bm, (size_t)(l->next - w->slots));
+    tw_slots_unlink(&TW_STATE(tw, struct wheel_state)->s, &t->tw_u.link);
 }
 
 static void wheel_collect(struct tw *tw, tw_time_t now, struct tw_link *out)
 {
-    struct wheel_state *w = TW_STATE(tw, struct wheel_state);
+    struct tw_slots *s = &TW_STATE(tw, struct wheel_state)->s;
     tw_time_t gap = now - tw->now;
-    size_t span = gap >= w->nslots ? w->nslots : (size_t)gap;
-    size_t from = (size_t)((tw->now + 1) & w->mask);
-    size_t done = 0;
-    while (done < span) {
-        size_t d = tw_bm_find_circular(w->bm, w->nslots, (from + done) & w->mask);
-        if (d >= span - done)
-            break;
-        size_t s = (from + done + d) & w->mask;
-        tw_list_splice_tail(out, &w->slots[s]);
-        tw_bm_clear(w->bm, s);
-        done += d + 1;
-    }
+    size_t span = gap >= s->n ? s->n : (size_t)gap;
+    size_t from = (size_t)((tw->now + 1) & s->mask);
+    /* Visit occupied slots of ticks now+1 .. now+span in tick order. */
+    size_t done = 0, i;
+    while ((i = tw_window_next(s->bm, 0, s->n, from, span, &done)) != SIZE_MAX)
+        tw_slots_take(s, i, out);
 }
 
 static int wheel_next(struct tw *tw, tw_time_t *out)
 {
-    struct wheel_state *w = TW_STATE(tw, struct wheel_state);
-    size_t from = (size_t)((tw->now + 1) & w->mask);
-    size_t d = tw_bm_find_circular(w->bm, w->nslots, from);
-    if (d == w->nslots)
+    struct tw_slots *s = &TW_STATE(tw, struct wheel_state)->s;
+    size_t d = tw_bm_find_circular(s->bm, 0, s->n, (size_t)((tw->now + 1) & s->mask));
+    if (d == s->n)
         return 0;
     *out = tw->now + 1 + d;
     return 1;
@@ -128,27 +98,22 @@ static int wheel_next(struct tw *tw, tw_time_t *out)
 
 static int wheel_check(struct tw *tw, struct tw_checker *c)
 {
-    struct wheel_state *w = TW_STATE(tw, struct wheel_state);
-    for (uint32_t s = 0; s < w->nslots; s++) {
-        struct tw_link *h = &w->slots[s];
-        if (tw_list_empty(h) == tw_bm_test(w->bm, s))
-            return tw_fail(c, "wheel: slot %u bit %d disagrees with its list", s,
-                           (int)tw_bm_test(w->bm, s));
-        for (struct tw_link *l = h->next; l != h; l = l->next) {
+    struct tw_slots *s = &TW_STATE(tw, struct wheel_state)->s;
+    int rc = tw_slots_check_bits(s, c, "wheel");
+    for (uint32_t i = 0; rc == 0 && i < s->n; i++) {
+        struct tw_link *h = &s->head[i];
+        for (struct tw_link *l = h->next; rc == 0 && l != h; l = l->next) {
             const struct tw_timer *t = tw_of(l);
             if (l->next->prev != l)
-                return tw_fail(c, "wheel: broken link in slot %u", s);
-            int rc = tw_check_node(tw, c, t);
-            if (rc)
-                return rc;
-            if ((t->tw_expires & w->mask) != s || t->tw_expires - tw->now > w->nslots)
-                return tw_fail(c, "wheel: deadline %llu in slot %u at now %llu",
-                               (unsigned long long)t->tw_expires, s,
-                               (unsigned long long)tw->now);
+                return tw_fail(c, "wheel: broken link in slot %u", i);
+            rc = tw_check_node(tw, c, t);
+            if (rc == 0 && ((t->tw_expires & s->mask) != i || t->tw_expires - tw->now > s->n))
+                rc = tw_fail(c, "wheel: deadline %llu in slot %u at now %llu",
+                             (unsigned long long)t->tw_expires, i, (unsigned long long)tw->now);
             c->seen++;
         }
     }
-    return 0;
+    return rc;
 }
 
 const struct tw_ops tw_wheel_ops = {

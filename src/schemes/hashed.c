@@ -1,0 +1,189 @@
+/*
+ * hashed.c -- Scheme 6 of Varghese & Lauck: a hashed timing wheel with
+ * unsorted slot lists.
+ *
+ * A table of M slots (a power of two) is indexed by the low bits of a timer's
+ * absolute deadline; each slot holds an unsorted list.  The current-time
+ * pointer visits one slot per tick and expires the timers of that slot whose
+ * deadline has come; the others belong to later revolutions and stay.
+ *
+ *     slot = deadline & (M-1)
+ *
+ *      [0]   [1]   [2]  ...  [now&(M-1)]  ...  [M-1]
+ *       |           |             |
+ *      e=4096      e=2         e=8195 <-> e=3 ...   (unsorted; mixed rounds)
+ *
+ *     START_TIMER            O(1)        append to the slot's tail
+ *     STOP_TIMER             O(1)        unlink; clear the bit if emptied
+ *     PER_TICK_BOOKKEEPING   O(n/M) avg  walk one slot's list
+ *     next_expiry            O(1) cached; O(n) worst case to refresh
+ *
+ * Stored per timer: the absolute deadline, not a count of remaining
+ * revolutions (the paper offers both).  A rounds counter must be decremented
+ * in every node of the slot at each visit, a write to every node, which
+ * dirties n/M cache lines per tick; comparing an absolute deadline only
+ * reads them, and is what every other scheme here stores anyway, so a timer
+ * can move between schemes and the facility's due test (deadline <= now)
+ * means the same everywhere.  No interval is out of range.
+ *
+ * The occupancy bitmap (Appendix A in software) lets an advance skip empty
+ * slots: a jump of g ticks visits the occupied slots among min(g, M), so a
+ * jump of M or more walks every list once, O(n), and expires what is due.
+ *
+ * next_expiry must be exact, and an unsorted slot does not know its
+ * minimum.  The earliest deadline is found by visiting occupied slots from
+ * the cursor on and stopping at the first slot holding a timer due in this
+ * revolution (that is then the minimum); the answer is cached and stays
+ * exact through inserts, through removals of other timers and through
+ * advances that do not reach it, so an event loop pays for the walk once per
+ * earliest timer consumed, not per call.  That is the cost of unsorted
+ * slots, the trade the paper makes for O(1) start.
+ *
+ * Within one advance timers fire slot by slot in tick order, and within a
+ * slot in start order, so a one-tick advance is FIFO.
+ */
+#include "../twheel_internal.h"
+
+struct hashed_state {
+    struct tw_slots s;
+    struct tw_mincache min;
+};
+
+static int hashed_validate(const struct tw_config *cfg)
+{
+    if (!tw_is_pow2(cfg->slots) || cfg->slots > (1u << 28))
+        return TW_ECONFIG;
+    return 0;
+}
+
+static size_t hashed_state_size(const struct tw_config *cfg)
+{
+    (void)cfg;
+    return sizeof(struct hashed_state);
+}
+
+static int hashed_init(struct tw *tw, const struct tw_config *cfg)
+{
+    return tw_slots_init(tw, &TW_STATE(tw, struct hashed_state)->s, cfg->slots);
+}
+
+static void hashed_fini(struct tw *tw)
+{
+    tw_slots_fini(tw, &TW_STATE(tw, struct hashed_state)->s);
+}
+
+static void hashed_insert(struct tw *tw, struct tw_timer *t)
+{
+    struct hashed_state *h = TW_STATE(tw, struct hashed_state);
+    tw_slots_add(&h->s, (size_t)(t->tw_expires & h->s.mask), &t->tw_u.link);
+    tw_mincache_insert(&h->min, t->tw_expires);
+}
+
+static void hashed_remove(struct tw *tw, struct tw_timer *t)
+{
+    struct hashed_state *h = TW_STATE(tw, struct hashed_state);
+    tw_slots_unlink(&h->s, &t->tw_u.link);
+    tw_mincache_remove(&h->min, t->tw_expires);
+}
+
+/* Move the due timers of slot i to out. */
+static void take_due(struct tw_slots *s, size_t i, tw_time_t now, struct tw_link *out)
+{
+    struct tw_link *head = &s->head[i], *l = head->next;
+    while (l != head) {
+        struct tw_link *n = l->next;
+        if (tw_of(l)->tw_expires <= now) {
+            tw_list_del(l);
+            tw_list_add_tail(out, l);
+        }
+        l = n;
+    }
+    if (tw_list_empty(head))
+        tw_bm_clear(s->bm, i);
+}
+
+static void hashed_collect(struct tw *tw, tw_time_t now, struct tw_link *out)
+{
+    struct hashed_state *h = TW_STATE(tw, struct hashed_state);
+    struct tw_slots *s = &h->s;
+    tw_time_t gap = now - tw->now;
+    size_t span = gap >= s->n ? s->n : (size_t)gap;
+    size_t from = (size_t)((tw->now + 1) & s->mask);
+    size_t done = 0, i;
+    while ((i = tw_window_next(s->bm, 0, s->n, from, span, &done)) != SIZE_MAX)
+        take_due(s, i, now, out);
+    if (h->min.valid && h->min.v <= now)
+        h->min.valid = false;
+}
+
+static int hashed_next(struct tw *tw, tw_time_t *out)
+{
+    struct hashed_state *h = TW_STATE(tw, struct hashed_state);
+    struct tw_slots *s = &h->s;
+    if (h->min.valid) {
+        *out = h->min.v;
+        return 1;
+    }
+    tw_time_t best = TW_TIME_MAX;
+    bool any = false;
+    size_t from = (size_t)((tw->now + 1) & s->mask);
+    size_t done = 0, i;
+    while ((i = tw_window_next(s->bm, 0, s->n, from, s->n, &done)) != SIZE_MAX) {
+        tw_time_t tick = tw->now + done; /* this slot's tick in this round */
+        struct tw_link *head = &s->head[i];
+        for (struct tw_link *l = head->next; l != head; l = l->next) {
+            tw_time_t e = tw_of(l)->tw_expires;
+            if (e < best)
+                best = e;
+            any = true;
+        }
+        if (best == tick) /* due in this revolution: nothing can be earlier */
+            break;
+    }
+    if (!any)
+        return 0;
+    h->min.v = best;
+    h->min.valid = true;
+    *out = best;
+    return 1;
+}
+
+static int hashed_check(struct tw *tw, struct tw_checker *c)
+{
+    struct hashed_state *h = TW_STATE(tw, struct hashed_state);
+    struct tw_slots *s = &h->s;
+    int rc = tw_slots_check_bits(s, c, "hashed");
+    tw_time_t min = TW_TIME_MAX;
+    for (uint32_t i = 0; rc == 0 && i < s->n; i++) {
+        struct tw_link *head = &s->head[i];
+        for (struct tw_link *l = head->next; rc == 0 && l != head; l = l->next) {
+            const struct tw_timer *t = tw_of(l);
+            if (l->next->prev != l)
+                return tw_fail(c, "hashed: broken link in slot %u", i);
+            rc = tw_check_node(tw, c, t);
+            if (rc == 0 && (t->tw_expires & s->mask) != i)
+                rc = tw_fail(c, "hashed: deadline %llu in slot %u",
+                             (unsigned long long)t->tw_expires, i);
+            if (t->tw_expires < min)
+                min = t->tw_expires;
+            c->seen++;
+        }
+    }
+    if (rc == 0 && h->min.valid && h->min.v != min)
+        rc = tw_fail(c, "hashed: cached minimum %llu, true minimum %llu",
+                     (unsigned long long)h->min.v, (unsigned long long)min);
+    return rc;
+}
+
+const struct tw_ops tw_hashed_ops = {
+    .validate = hashed_validate,
+    .state_size = hashed_state_size,
+    .init = hashed_init,
+    .fini = hashed_fini,
+    .reserve = NULL,
+    .insert = hashed_insert,
+    .remove = hashed_remove,
+    .collect = hashed_collect,
+    .next = hashed_next,
+    .check = hashed_check,
+};

@@ -1,0 +1,245 @@
+/*
+ * hierarchical.c -- Scheme 7 of Varghese & Lauck: hierarchical timing
+ * wheels, exact, over the whole 64-bit range, tickless.
+ *
+ * Time is read as digits of B bits (S = 2^B slots per level, default B = 6):
+ * level l is a wheel indexed by digit l of a deadline.  A timer goes to the
+ * level of the highest digit in which its deadline differs from the current
+ * time, into the slot of its own digit there.  Level 0 therefore holds the
+ * timers due before the next carry into digit 1, each in the slot of its
+ * exact tick; level l holds timers due in later slots of the current
+ * level-(l+1) period.
+ *
+ *     level   granularity     range covered (default B = 6, 11 levels)
+ *       0      1 tick          the current 64-tick period
+ *       1      2^6  ticks      the current 2^12-tick period
+ *       2      2^12 ticks      the current 2^18-tick period
+ *      ...
+ *      10      2^60 ticks      all of time (digit 10 has 4 bits: 16 slots used)
+ *
+ *     now = ...|  3 | 17 | 41 |        e = ...|  3 | 20 |  5 |
+ *                                         differs first in digit 1:
+ *                                         level 1, slot 20
+ *
+ * When the clock passes into slot 20 of level 1 (digit 1 of now becomes 20),
+ * the slot's timers migrate: each is re-placed against the new time, now in
+ * level 0 at the slot of its digit 0 (5), or fires if it is already due.  A
+ * timer moves at most once per level, downwards, and fires at exactly its
+ * tick: the migration is the price of exactness (Scheme 7 without migration
+ * is hierarchical_coarse.c).
+ *
+ *     START_TIMER            O(1)       msb of (e XOR now) picks the level
+ *     STOP_TIMER             O(1)       unlink; clear the bit if emptied
+ *     PER_TICK_BOOKKEEPING   O(1) avg   one bitmap test per level whose
+ *                                       digit changed (1 + 1/S + ... levels)
+ *     migration              O(1) per timer per level passed, at most m-1
+ *     next_expiry            O(m) bitmap scans; walks one slot when the
+ *                                       earliest timer is above level 0
+ *                                       (cached until that timer leaves)
+ *
+ * An advance over any gap is tickless: at each level whose digit changed,
+ * the slots passed over are a circular window of at most S slots, and the
+ * occupancy bitmap (Appendix A in software) yields its occupied slots in
+ * O(S/64) word tests.  Level-0 slots passed over are due as a whole and are
+ * spliced onto the ready list without touching their timers; upper slots
+ * passed over are unlinked first (all of them, so that a migrating timer
+ * can never land in a slot still to be visited) and then each timer fires
+ * or is re-placed against the new time.  A jump of 2^40 ticks costs
+ * O(levels * S/64 + timers in the slots passed), never O(ticks).
+ *
+ * next_expiry is exact: a level-0 slot gives its timer's deadline (the
+ * digits above are those of now), and the first occupied slot of the lowest
+ * non-empty level holds the earliest timer; above level 0 that slot spans
+ * many ticks and is walked once, the answer cached (inserts keep it exact;
+ * it is dropped only when its own timer stops or fires).
+ *
+ * Order: within one advance, no order across deadlines is promised; timers
+ * due at the same tick fire in the order they reached their level-0 slot.
+ *
+ * Memory: 16 bytes per slot and one bit, S * m slots: 11 KiB for the
+ * default 64 x 11; nothing per timer beyond the 40-byte node.
+ */
+#include "../twheel_internal.h"
+
+struct hier_state {
+    struct tw_slots s;          /* levels * S heads, bit i <-> head i */
+    unsigned bits;              /* B */
+    unsigned levels;            /* m */
+    uint32_t S, mask;
+    struct tw_mincache min;
+    uint8_t level_of_msb[64];   /* msb of (e ^ now) -> level */
+};
+
+static unsigned levels_needed(unsigned bits) { return (64 + bits - 1) / bits; }
+
+static int hier_validate(const struct tw_config *cfg)
+{
+    if (!tw_is_pow2(cfg->slots) || cfg->slots < 2 || cfg->slots > 256)
+        return TW_ECONFIG;
+    unsigned bits = (unsigned)tw_ctz64(cfg->slots);
+    if (cfg->levels != 0 && cfg->levels != levels_needed(bits))
+        return TW_ECONFIG;
+    return 0;
+}
+
+static size_t hier_state_size(const struct tw_config *cfg)
+{
+    (void)cfg;
+    return sizeof(struct hier_state);
+}
+
+static int hier_init(struct tw *tw, const struct tw_config *cfg)
+{
+    struct hier_state *h = TW_STATE(tw, struct hier_state);
+    h->bits = (unsigned)tw_ctz64(cfg->slots);
+    h->levels = levels_needed(h->bits);
+    h->S = cfg->slots;
+    h->mask = cfg->slots - 1;
+    for (unsigned b = 0; b < 64; b++)
+        h->level_of_msb[b] = (uint8_t)(b / h->bits);
+    return tw_slots_init(tw, &h->s, h->S * h->levels);
+}
+
+static void hier_fini(struct tw *tw)
+{
+    tw_slots_fini(tw, &TW_STATE(tw, struct hier_state)->s);
+}
+
+/* Place t against reference time `ref` (< its deadline). */
+TW_INLINE void place(struct hier_state *h, struct tw_timer *t, tw_time_t ref)
+{
+    tw_time_t e = t->tw_expires;
+    unsigned lvl = h->level_of_msb[63 - tw_clz64(e ^ ref)];
+    unsigned shift = lvl * h->bits;
+    size_t i = ((size_t)lvl << h->bits) + (size_t)((e >> shift) & h->mask);
+    tw_slots_add(&h->s, i, &t->tw_u.link);
+}
+
+static void hier_insert(struct tw *tw, struct tw_timer *t)
+{
+    struct hier_state *h = TW_STATE(tw, struct hier_state);
+    place(h, t, tw->now);
+    tw_mincache_insert(&h->min, t->tw_expires);
+}
+
+static void hier_remove(struct tw *tw, struct tw_timer *t)
+{
+    struct hier_state *h = TW_STATE(tw, struct hier_state);
+    tw_slots_unlink(&h->s, &t->tw_u.link);
+    tw_mincache_remove(&h->min, t->tw_expires);
+}
+
+static void hier_collect(struct tw *tw, tw_time_t now, struct tw_link *out)
+{
+    struct hier_state *h = TW_STATE(tw, struct hier_state);
+    struct tw_link todo;
+    tw_list_init(&todo);
+    tw_time_t c = tw->now;
+    for (unsigned lvl = 0; lvl < h->levels; lvl++) {
+        unsigned shift = lvl * h->bits;
+        tw_time_t cl = c >> shift, nl = now >> shift;
+        if (cl == nl)
+            break; /* this digit and all above it did not change */
+        tw_time_t diff = nl - cl;
+        size_t span = diff >= h->S ? h->S : (size_t)diff;
+        size_t from = (size_t)((cl + 1) & h->mask);
+        size_t base = (size_t)lvl << h->bits;
+        size_t done = 0, i;
+        /* Level 0 slots passed over are due whole; upper ones migrate. */
+        struct tw_link *dst = lvl == 0 ? out : &todo;
+        while ((i = tw_window_next(h->s.bm, base, h->S, from, span, &done)) != SIZE_MAX)
+            tw_slots_take(&h->s, base + i, dst);
+    }
+    while (!tw_list_empty(&todo)) {
+        struct tw_link *l = todo.next;
+        tw_list_del(l);
+        struct tw_timer *t = tw_of(l);
+        if (t->tw_expires <= now)
+            tw_list_add_tail(out, l);
+        else
+            place(h, t, now);
+    }
+    if (h->min.valid && h->min.v <= now)
+        h->min.valid = false;
+}
+
+static int hier_next(struct tw *tw, tw_time_t *out)
+{
+    struct hier_state *h = TW_STATE(tw, struct hier_state);
+    if (h->min.valid) {
+        *out = h->min.v;
+        return 1;
+    }
+    tw_time_t c = tw->now;
+    for (unsigned lvl = 0; lvl < h->levels; lvl++) {
+        unsigned shift = lvl * h->bits;
+        size_t base = (size_t)lvl << h->bits;
+        /* Every timer of this level sits after now's digit: no wrap. */
+        size_t from = (size_t)((c >> shift) & h->mask) + 1;
+        size_t i = tw_bm_find(h->s.bm, base + from, base + h->S);
+        if (i == base + h->S)
+            continue;
+        tw_time_t best;
+        if (lvl == 0) {
+            best = (c & ~(tw_time_t)h->mask) | (tw_time_t)(i - base);
+        } else {
+            best = TW_TIME_MAX;
+            struct tw_link *head = &h->s.head[i];
+            for (struct tw_link *l = head->next; l != head; l = l->next)
+                if (tw_of(l)->tw_expires < best)
+                    best = tw_of(l)->tw_expires;
+        }
+        h->min.v = best;
+        h->min.valid = true;
+        *out = best;
+        return 1;
+    }
+    return 0;
+}
+
+static int hier_check(struct tw *tw, struct tw_checker *c)
+{
+    struct hier_state *h = TW_STATE(tw, struct hier_state);
+    int rc = tw_slots_check_bits(&h->s, c, "hierarchical");
+    tw_time_t min = TW_TIME_MAX;
+    for (uint32_t i = 0; rc == 0 && i < h->s.n; i++) {
+        struct tw_link *head = &h->s.head[i];
+        unsigned lvl = i >> h->bits;
+        for (struct tw_link *l = head->next; rc == 0 && l != head; l = l->next) {
+            const struct tw_timer *t = tw_of(l);
+            if (l->next->prev != l)
+                return tw_fail(c, "hierarchical: broken link in slot %u", i);
+            rc = tw_check_node(tw, c, t);
+            if (rc)
+                break;
+            tw_time_t e = t->tw_expires;
+            unsigned want = h->level_of_msb[63 - tw_clz64(e ^ tw->now)];
+            size_t slot = (size_t)((e >> (want * h->bits)) & h->mask);
+            if (want != lvl || slot != (i & h->mask))
+                rc = tw_fail(c, "hierarchical: deadline %llu at level %u slot %u, "
+                             "belongs at level %u slot %zu (now %llu)",
+                             (unsigned long long)e, lvl, i & h->mask, want, slot,
+                             (unsigned long long)tw->now);
+            if (e < min)
+                min = e;
+            c->seen++;
+        }
+    }
+    if (rc == 0 && h->min.valid && h->min.v != min)
+        rc = tw_fail(c, "hierarchical: cached minimum %llu, true minimum %llu",
+                     (unsigned long long)h->min.v, (unsigned long long)min);
+    return rc;
+}
+
+const struct tw_ops tw_hier_ops = {
+    .validate = hier_validate,
+    .state_size = hier_state_size,
+    .init = hier_init,
+    .fini = hier_fini,
+    .reserve = NULL,
+    .insert = hier_insert,
+    .remove = hier_remove,
+    .collect = hier_collect,
+    .next = hier_next,
+    .check = hier_check,
+};

@@ -1,0 +1,215 @@
+/*
+ * hierarchical_coarse.c -- Scheme 7 without migration (Varghese & Lauck,
+ * section VI-B, after W. Nichols): levels of wheels in which a timer is put
+ * once and never moves, so it may fire late, never early.
+ *
+ * Level l has S slots (default 64) of granularity g_l = 8^l ticks.  A timer
+ * of interval d = deadline - now goes to the lowest level whose S-2 slots
+ * ahead reach it, d < (S-2) * g_l, into the slot of its deadline rounded up
+ * to that granularity; the slot is expired whole when the clock reaches that
+ * rounded tick.  Rounding up is why it is never early; the rounding is
+ * at most g_l - 1 ticks, and a timer is only at level l >= 1 when it did not
+ * fit level l-1, d >= (S-2) * g_l / 8, so
+ *
+ *     lateness <= g_l - 1 < 8 d / (S - 2)        (< d / 7.75 for S = 64)
+ *
+ * and timers below S-2 ticks (level 0) are exact.  This is the trade the
+ * Linux kernel's wheel makes since 2016 (it clamps far timers instead;
+ * here 21 levels cover all 64 bits, so nothing is ever clamped).
+ *
+ *     level  granularity   intervals held (S = 64)      worst lateness
+ *       0      1           1 .. 61                      0
+ *       1      8           62 .. 495                    7
+ *       2      64          496 .. 3967                  63
+ *       l      8^l         62*8^(l-1) .. 62*8^l - 1     8^l - 1
+ *      20      2^60        62*2^57 .. 2^64 - 1          2^60 - 1
+ *
+ *     START_TIMER            O(1)      msb of d picks the level
+ *     STOP_TIMER             O(1)      unlink; clear the bit if emptied
+ *     PER_TICK_BOOKKEEPING   O(1) avg  1 + 1/8 + 1/64 + ... bitmap tests
+ *     EXPIRY                 O(1) per slot: spliced whole, no timer read
+ *     next_expiry            O(levels) bitmap scans, no timer read
+ *
+ * No timer is read or written between its start and its expiry: expiry
+ * splices whole slots onto the ready list.  That makes this the cheapest
+ * scheme when lateness is acceptable (idle and retransmission timeouts).
+ *
+ * next_expiry returns the tick at which the earliest slot expires, which is
+ * when tw_advance() will fire its timers: at or after their deadlines, by at
+ * most the lateness above.  (A lower bound of the deadlines would wake an
+ * event loop that then finds nothing due, again and again, until the slot's
+ * tick.)  An advance to TW_TIME_MAX expires everything, including slots
+ * whose rounded tick would lie past the end of time.
+ *
+ * Order: within one advance, slot by slot in level order; within a slot,
+ * start order.  Memory: 16 bytes and a bit per slot, 21 KiB for 64 x 21.
+ */
+#include "../twheel_internal.h"
+
+struct coarse_state {
+    struct tw_slots s;          /* levels * S heads */
+    unsigned bits;              /* log2 S */
+    unsigned gshift;            /* log2 of the granularity ratio: 3 */
+    unsigned levels;
+    uint32_t S, mask;
+    tw_time_t limit[32];        /* level l holds d < limit[l] */
+};
+
+#define COARSE_GSHIFT 3u
+
+static unsigned coarse_levels(uint32_t S)
+{
+    /* The top level must hold any d < 2^64: (S-2) << (l*3) > 2^64 - 1. */
+    unsigned l = 0;
+    while ((l + 1) * COARSE_GSHIFT < 64 &&
+           ((TW_TIME_MAX >> (l * COARSE_GSHIFT)) >= (tw_time_t)(S - 2)))
+        l++;
+    return l + 1;
+}
+
+static int coarse_validate(const struct tw_config *cfg)
+{
+    if (!tw_is_pow2(cfg->slots) || cfg->slots < 16 || cfg->slots > 256)
+        return TW_ECONFIG;
+    if (cfg->levels != 0 && cfg->levels != coarse_levels(cfg->slots))
+        return TW_ECONFIG;
+    return 0;
+}
+
+static size_t coarse_state_size(const struct tw_config *cfg)
+{
+    (void)cfg;
+    return sizeof(struct coarse_state);
+}
+
+static int coarse_init(struct tw *tw, const struct tw_config *cfg)
+{
+    struct coarse_state *h = TW_STATE(tw, struct coarse_state);
+    h->bits = (unsigned)tw_ctz64(cfg->slots);
+    h->gshift = COARSE_GSHIFT;
+    h->S = cfg->slots;
+    h->mask = cfg->slots - 1;
+    h->levels = coarse_levels(cfg->slots);
+    for (unsigned l = 0; l < h->levels; l++) {
+        unsigned sh = l * h->gshift;
+        tw_time_t g = (tw_time_t)1 << sh;
+        h->limit[l] = (TW_TIME_MAX / g >= (tw_time_t)(h->S - 2)) ? (tw_time_t)(h->S - 2) * g
+                                                                  : TW_TIME_MAX;
+    }
+    h->limit[h->levels - 1] = TW_TIME_MAX;
+    return tw_slots_init(tw, &h->s, h->S * h->levels);
+}
+
+static void coarse_fini(struct tw *tw)
+{
+    tw_slots_fini(tw, &TW_STATE(tw, struct coarse_state)->s);
+}
+
+TW_INLINE unsigned level_for(const struct coarse_state *h, tw_time_t d)
+{
+    /* First guess from the magnitude, then at most a step or two up. */
+    unsigned m = 63 - tw_clz64(d | 1);
+    unsigned l = m > h->bits ? (m - h->bits) / h->gshift : 0;
+    while (l + 1 < h->levels && d >= h->limit[l])
+        l++;
+    return l;
+}
+
+static void coarse_insert(struct tw *tw, struct tw_timer *t)
+{
+    struct coarse_state *h = TW_STATE(tw, struct coarse_state);
+    tw_time_t e = t->tw_expires;
+    unsigned l = level_for(h, e - tw->now);
+    unsigned sh = l * h->gshift;
+    tw_time_t up = (e >> sh) + ((e & (((tw_time_t)1 << sh) - 1)) != 0); /* ceil(e/g) */
+    tw_slots_add(&h->s, ((size_t)l << h->bits) + (size_t)(up & h->mask), &t->tw_u.link);
+}
+
+static void coarse_remove(struct tw *tw, struct tw_timer *t)
+{
+    tw_slots_unlink(&TW_STATE(tw, struct coarse_state)->s, &t->tw_u.link);
+}
+
+static void coarse_collect(struct tw *tw, tw_time_t now, struct tw_link *out)
+{
+    struct coarse_state *h = TW_STATE(tw, struct coarse_state);
+    tw_time_t c = tw->now;
+    for (unsigned l = 0; l < h->levels; l++) {
+        unsigned sh = l * h->gshift;
+        tw_time_t cl = c >> sh, nl = now >> sh;
+        if (cl == nl && now != TW_TIME_MAX)
+            break;
+        tw_time_t diff = nl - cl;
+        size_t span = (diff >= h->S || now == TW_TIME_MAX) ? h->S : (size_t)diff;
+        size_t from = (size_t)((cl + 1) & h->mask);
+        size_t base = (size_t)l << h->bits;
+        size_t done = 0, i;
+        while ((i = tw_window_next(h->s.bm, base, h->S, from, span, &done)) != SIZE_MAX)
+            tw_slots_take(&h->s, base + i, out);
+    }
+}
+
+static int coarse_next(struct tw *tw, tw_time_t *out)
+{
+    struct coarse_state *h = TW_STATE(tw, struct coarse_state);
+    tw_time_t c = tw->now, best = TW_TIME_MAX;
+    bool any = false;
+    for (unsigned l = 0; l < h->levels; l++) {
+        unsigned sh = l * h->gshift;
+        size_t base = (size_t)l << h->bits;
+        tw_time_t cl = c >> sh;
+        size_t d = tw_bm_find_circular(h->s.bm, base, h->S, (size_t)((cl + 1) & h->mask));
+        if (d == h->S)
+            continue;
+        any = true;
+        tw_time_t slot = cl + 1 + d; /* in units of g; expires at slot << sh */
+        tw_time_t when = slot > (TW_TIME_MAX >> sh) ? TW_TIME_MAX : slot << sh;
+        if (when < best)
+            best = when;
+    }
+    if (any)
+        *out = best;
+    return any;
+}
+
+static int coarse_check(struct tw *tw, struct tw_checker *c)
+{
+    struct coarse_state *h = TW_STATE(tw, struct coarse_state);
+    int rc = tw_slots_check_bits(&h->s, c, "hierarchical_coarse");
+    for (uint32_t i = 0; rc == 0 && i < h->s.n; i++) {
+        struct tw_link *head = &h->s.head[i];
+        unsigned l = i >> h->bits;
+        unsigned sh = l * h->gshift;
+        for (struct tw_link *k = head->next; rc == 0 && k != head; k = k->next) {
+            const struct tw_timer *t = tw_of(k);
+            if (k->next->prev != k)
+                return tw_fail(c, "hierarchical_coarse: broken link in slot %u", i);
+            rc = tw_check_node(tw, c, t);
+            if (rc)
+                break;
+            tw_time_t e = t->tw_expires;
+            tw_time_t up = (e >> sh) + ((e & (((tw_time_t)1 << sh) - 1)) != 0);
+            tw_time_t ahead = up - (tw->now >> sh);
+            if ((up & h->mask) != (i & h->mask) || ahead == 0 || ahead > h->S)
+                rc = tw_fail(c, "hierarchical_coarse: deadline %llu misplaced at level %u "
+                             "slot %u (now %llu)", (unsigned long long)e, l, i & h->mask,
+                             (unsigned long long)tw->now);
+            c->seen++;
+        }
+    }
+    return rc;
+}
+
+const struct tw_ops tw_coarse_ops = {
+    .keeps_late = true,
+    .validate = coarse_validate,
+    .state_size = coarse_state_size,
+    .init = coarse_init,
+    .fini = coarse_fini,
+    .reserve = NULL,
+    .insert = coarse_insert,
+    .remove = coarse_remove,
+    .collect = coarse_collect,
+    .next = coarse_next,
+    .check = coarse_check,
+};

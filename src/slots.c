@@ -1,0 +1,47 @@
+/*
+ * slots.c -- a table of list heads with an occupancy bitmap, shared by the
+ * single-level wheels (Schemes 4, 5 and 6).
+ *
+ * Each slot is a circular doubly linked list head (16 bytes); bit i of the
+ * bitmap is set exactly while slot i is not empty.  A node that is unlinked
+ * can tell that it emptied its slot without knowing which slot it was in:
+ * both of its old neighbours are then the head, and the head's address gives
+ * the index (tw_slots_unlink).  That is why a node needs no slot field.
+ */
+#include "twheel_internal.h"
+
+static size_t words_for(uint32_t n) { return ((size_t)n + 63) / 64; }
+
+int tw_slots_init(struct tw *tw, struct tw_slots *s, uint32_t n)
+{
+    s->n = n;
+    s->mask = n - 1;
+    s->head = tw_mem_alloc(tw, (size_t)n * sizeof *s->head);
+    s->bm = tw_mem_alloc(tw, words_for(n) * sizeof *s->bm);
+    if (s->head == NULL || s->bm == NULL) {
+        tw_slots_fini(tw, s);
+        return TW_ENOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        tw_list_init(&s->head[i]);
+    memset(s->bm, 0, words_for(n) * sizeof *s->bm);
+    return 0;
+}
+
+void tw_slots_fini(struct tw *tw, struct tw_slots *s)
+{
+    tw_mem_free(tw, s->head, (size_t)s->n * sizeof *s->head);
+    tw_mem_free(tw, s->bm, words_for(s->n) * sizeof *s->bm);
+    s->head = NULL;
+    s->bm = NULL;
+}
+
+int tw_slots_check_bits(const struct tw_slots *s, struct tw_checker *c, const char *who)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        if (tw_list_empty(&s->head[i]) == tw_bm_test(s->bm, i))
+            return tw_fail(c, "%s: slot %u has bit %d but %s list", who, i,
+                           (int)tw_bm_test(s->bm, i),
+                           tw_list_empty(&s->head[i]) ? "an empty" : "a full");
+    return 0;
+}
