@@ -266,11 +266,12 @@ int tw_destroy(struct tw *tw)
         return TW_EINVAL;
     if (tw->busy)
         return TW_EBUSY;
-    struct tw_link all;
-    tw_list_init(&all);
+    struct tw_ready all;
+    tw_ready_init(&all);
     if (tw->now != TW_TIME_MAX)
         tw->ops->collect(tw, TW_TIME_MAX, &all);
-    idle_all(&all);
+    for (unsigned j = 0; j < TW_LANES; j++)
+        idle_all(&all.lane[j]);
     idle_all(&tw->due);
     idle_all(&tw->expired);
     tw->ops->fini(tw);
@@ -391,7 +392,7 @@ int tw_stop(struct tw *tw, struct tw_timer *t)
 /* -------------------------------------------------------------- expiry */
 
 /* Gather everything due at `now` onto `ready` and move the clock there. */
-static int gather(struct tw *tw, tw_time_t now, struct tw_link *ready)
+static int gather(struct tw *tw, tw_time_t now, struct tw_ready *ready)
 {
     if (TW_UNLIKELY(tw == NULL))
         return TW_EINVAL;
@@ -399,7 +400,7 @@ static int gather(struct tw *tw, tw_time_t now, struct tw_link *ready)
         return TW_EBUSY;
     if (TW_UNLIKELY(now < tw->now))
         return TW_ETIME;
-    tw_list_splice_tail(ready, &tw->due);
+    tw_list_splice_tail(&ready->lane[0], &tw->due);
     if (now > tw->now)
         tw->ops->collect(tw, now, ready);
     tw->now = now;
@@ -408,19 +409,17 @@ static int gather(struct tw *tw, tw_time_t now, struct tw_link *ready)
 
 int64_t tw_advance(struct tw *tw, tw_time_t now)
 {
-    struct tw_link ready;
-    tw_list_init(&ready);
+    struct tw_ready ready;
+    tw_ready_init(&ready);
     int rc = gather(tw, now, &ready);
     if (TW_UNLIKELY(rc))
         return rc;
     int64_t fired = 0;
+    unsigned j = 0;
+    struct tw_link *l;
     tw->busy = 1;
-    while (!tw_list_empty(&ready)) {
-        struct tw_link *l = ready.next;
+    while ((l = tw_ready_pop(&ready, &j)) != NULL) {
         struct tw_timer *t = tw_of(l);
-        tw_list_del(l);
-        /* Let the next node's line come in while this callback runs. */
-        __builtin_prefetch(ready.next);
         t->tw_flags = TW_MAGIC;
         t->tw_owner = 0;
         tw->count--;
@@ -434,15 +433,18 @@ int64_t tw_advance(struct tw *tw, tw_time_t now)
 
 int64_t tw_collect(struct tw *tw, tw_time_t now)
 {
-    struct tw_link ready;
-    tw_list_init(&ready);
+    struct tw_ready ready;
+    tw_ready_init(&ready);
     int rc = gather(tw, now, &ready);
     if (TW_UNLIKELY(rc))
         return rc;
     int64_t n = 0;
-    for (struct tw_link *l = ready.next; l != &ready; l = l->next)
+    unsigned j = 0;
+    struct tw_link *l;
+    while ((l = tw_ready_pop(&ready, &j)) != NULL) {
+        tw_list_add_tail(&tw->expired, l);
         n++;
-    tw_list_splice_tail(&tw->expired, &ready);
+    }
     return n;
 }
 

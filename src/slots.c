@@ -12,17 +12,19 @@
 
 static size_t words_for(uint32_t n) { return ((size_t)n + 63) / 64; }
 
-int tw_slots_init(struct tw *tw, struct tw_slots *s, uint32_t n)
+int tw_slots_init(struct tw *tw, struct tw_slots *s, uint32_t n, unsigned lshift)
 {
     s->n = n;
     s->mask = n - 1;
-    s->head = tw_mem_alloc(tw, (size_t)n * sizeof *s->head);
+    s->lshift = lshift;
+    s->deal = 0;
+    s->head = tw_mem_alloc(tw, ((size_t)n << lshift) * sizeof *s->head);
     s->bm = tw_mem_alloc(tw, words_for(n) * sizeof *s->bm);
     if (s->head == NULL || s->bm == NULL) {
         tw_slots_fini(tw, s);
         return TW_ENOMEM;
     }
-    for (uint32_t i = 0; i < n; i++)
+    for (size_t i = 0; i < ((size_t)n << lshift); i++)
         tw_list_init(&s->head[i]);
     memset(s->bm, 0, words_for(n) * sizeof *s->bm);
     return 0;
@@ -30,7 +32,7 @@ int tw_slots_init(struct tw *tw, struct tw_slots *s, uint32_t n)
 
 void tw_slots_fini(struct tw *tw, struct tw_slots *s)
 {
-    tw_mem_free(tw, s->head, (size_t)s->n * sizeof *s->head);
+    tw_mem_free(tw, s->head, ((size_t)s->n << s->lshift) * sizeof *s->head);
     tw_mem_free(tw, s->bm, words_for(s->n) * sizeof *s->bm);
     s->head = NULL;
     s->bm = NULL;
@@ -39,9 +41,9 @@ void tw_slots_fini(struct tw *tw, struct tw_slots *s)
 int tw_slots_check_bits(const struct tw_slots *s, struct tw_checker *c, const char *who)
 {
     for (uint32_t i = 0; i < s->n; i++)
-        if (tw_list_empty(&s->head[i]) == tw_bm_test(s->bm, i))
+        if (tw_slots_empty(s, i) == tw_bm_test(s->bm, i))
             return tw_fail(c, "%s: slot %u has bit %d but %s list", who, i,
                            (int)tw_bm_test(s->bm, i),
-                           tw_list_empty(&s->head[i]) ? "an empty" : "a full");
+                           tw_slots_empty(s, i) ? "an empty" : "a full");
     return 0;
 }

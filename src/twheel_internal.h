@@ -171,24 +171,77 @@ TW_INLINE size_t tw_window_next(const uint64_t *bm, size_t base, size_t m, size_
     return i;
 }
 
+/* ---------------------------------------------------- ready lanes */
+
+/* Expired timers are handed from the scheme to the core on TW_LANES lists.
+ * Walking one linked list costs a full memory latency per node, because
+ * each node's address is in the node before it; the core pops the lanes in
+ * turn, so TW_LANES chains of cache misses are in flight at once instead of
+ * one.  A scheme that promises an order puts everything on lane 0. */
+#define TW_LANE_SHIFT 3u
+#define TW_LANES (1u << TW_LANE_SHIFT)
+
+struct tw_ready {
+    struct tw_link lane[TW_LANES];
+};
+
+TW_INLINE void tw_ready_init(struct tw_ready *r)
+{
+    for (unsigned j = 0; j < TW_LANES; j++)
+        tw_list_init(&r->lane[j]);
+}
+
+/* Pop the next node, taking lanes in turn from *j; NULL when all are empty. */
+TW_INLINE struct tw_link *tw_ready_pop(struct tw_ready *r, unsigned *j)
+{
+    for (unsigned k = 0; k < TW_LANES; k++) {
+        struct tw_link *h = &r->lane[*j];
+        *j = (*j + 1) & (TW_LANES - 1);
+        if (!tw_list_empty(h)) {
+            struct tw_link *l = h->next;
+            tw_list_del(l);
+            __builtin_prefetch(h->next);
+            return l;
+        }
+    }
+    return NULL;
+}
+
 /* ---------------------------------------------------- slot tables (slots.c) */
 
 struct tw_checker;
 
+/* n logical slots, each of 1 << lshift lanes (physical list heads).  Bit i
+ * of the bitmap is set iff some lane of slot i is not empty.  Timers are
+ * dealt to the lanes of a slot in turn, so that a slot taken whole comes
+ * out as several independent chains (see struct tw_ready). */
 struct tw_slots {
-    struct tw_link *head;       /* n list heads */
-    uint64_t *bm;               /* bit i set iff head[i] not empty */
+    struct tw_link *head;       /* n << lshift list heads */
+    uint64_t *bm;
     uint32_t n, mask;           /* n a power of two */
+    unsigned lshift;            /* 0 (one list per slot) or TW_LANE_SHIFT */
+    unsigned deal;              /* next lane to deal to */
 };
 
-int tw_slots_init(struct tw *tw, struct tw_slots *s, uint32_t n);
+int tw_slots_init(struct tw *tw, struct tw_slots *s, uint32_t n, unsigned lshift);
 void tw_slots_fini(struct tw *tw, struct tw_slots *s);
 int tw_slots_check_bits(const struct tw_slots *s, struct tw_checker *c, const char *who);
 
 TW_INLINE void tw_slots_add(struct tw_slots *s, size_t i, struct tw_link *l)
 {
-    tw_list_add_tail(&s->head[i], l);
+    size_t lane = s->deal++ & ((1u << s->lshift) - 1);
+    tw_list_add_tail(&s->head[(i << s->lshift) + lane], l);
     tw_bm_set(s->bm, i);
+}
+
+/* True if every lane of slot i is empty. */
+TW_INLINE bool tw_slots_empty(const struct tw_slots *s, size_t i)
+{
+    const struct tw_link *h = &s->head[i << s->lshift];
+    for (unsigned j = 0; j < (1u << s->lshift); j++)
+        if (!tw_list_empty(&h[j]))
+            return false;
+    return true;
 }
 
 /* Unlink a node from whichever slot holds it, clearing the slot's bit when
@@ -200,15 +253,21 @@ TW_INLINE void tw_slots_unlink(struct tw_slots *s, struct tw_link *l)
     tw_list_del(l);
     if (l->next == l->prev) {
         uintptr_t h = (uintptr_t)l->next, lo = (uintptr_t)s->head;
-        if (h >= lo && h < lo + s->n * sizeof *s->head)
-            tw_bm_clear(s->bm, (size_t)(h - lo) / sizeof *s->head);
+        if (h >= lo && h < lo + ((size_t)s->n << s->lshift) * sizeof *s->head) {
+            size_t i = ((size_t)(h - lo) / sizeof *s->head) >> s->lshift;
+            if (s->lshift == 0 || tw_slots_empty(s, i))
+                tw_bm_clear(s->bm, i);
+        }
     }
 }
 
-/* Move slot i's whole list to the tail of `out` and clear its bit. */
-TW_INLINE void tw_slots_take(struct tw_slots *s, size_t i, struct tw_link *out)
+/* Move slot i's lists, lane by lane, to the tails of out's lanes, and
+ * clear its bit. */
+TW_INLINE void tw_slots_take(struct tw_slots *s, size_t i, struct tw_ready *out)
 {
-    tw_list_splice_tail(out, &s->head[i]);
+    struct tw_link *h = &s->head[i << s->lshift];
+    for (unsigned j = 0; j < (1u << s->lshift); j++)
+        tw_list_splice_tail(&out->lane[j], &h[j]);
     tw_bm_clear(s->bm, i);
 }
 
@@ -253,10 +312,10 @@ struct tw_ops {
     void (*insert)(struct tw *tw, struct tw_timer *t);
     /* Remove a timer this scheme holds. */
     void (*remove)(struct tw *tw, struct tw_timer *t);
-    /* Move every timer with deadline <= now (now > tw->now) to the tail of
-     * `out`, linked through tw_u.link, and make the scheme ready for
+    /* Move every timer with deadline <= now (now > tw->now) to the tails of
+     * out's lanes, linked through tw_u.link, and make the scheme ready for
      * tw->now == now.  Touches no timer it does not have to. */
-    void (*collect)(struct tw *tw, tw_time_t now, struct tw_link *out);
+    void (*collect)(struct tw *tw, tw_time_t now, struct tw_ready *out);
     /* Earliest deadline held: 1 and *out, or 0 when empty.  May update
      * caches, never moves timers. */
     int (*next)(struct tw *tw, tw_time_t *out);

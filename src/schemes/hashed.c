@@ -64,7 +64,7 @@ static size_t hashed_state_size(const struct tw_config *cfg)
 
 static int hashed_init(struct tw *tw, const struct tw_config *cfg)
 {
-    return tw_slots_init(tw, &TW_STATE(tw, struct hashed_state)->s, cfg->slots);
+    return tw_slots_init(tw, &TW_STATE(tw, struct hashed_state)->s, cfg->slots, 0);
 }
 
 static void hashed_fini(struct tw *tw)
@@ -102,8 +102,9 @@ static void take_due(struct tw_slots *s, size_t i, tw_time_t now, struct tw_link
         tw_bm_clear(s->bm, i);
 }
 
-static void hashed_collect(struct tw *tw, tw_time_t now, struct tw_link *out)
+static void hashed_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready)
 {
+    struct tw_link *out = &ready->lane[0];
     struct hashed_state *h = TW_STATE(tw, struct hashed_state);
     struct tw_slots *s = &h->s;
     tw_time_t gap = now - tw->now;

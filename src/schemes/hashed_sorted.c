@@ -50,7 +50,7 @@ static size_t hsorted_state_size(const struct tw_config *cfg)
 
 static int hsorted_init(struct tw *tw, const struct tw_config *cfg)
 {
-    return tw_slots_init(tw, &TW_STATE(tw, struct hsorted_state)->s, cfg->slots);
+    return tw_slots_init(tw, &TW_STATE(tw, struct hsorted_state)->s, cfg->slots, 0);
 }
 
 static void hsorted_fini(struct tw *tw)
@@ -74,8 +74,9 @@ static void hsorted_remove(struct tw *tw, struct tw_timer *t)
     tw_slots_unlink(&TW_STATE(tw, struct hsorted_state)->s, &t->tw_u.link);
 }
 
-static void hsorted_collect(struct tw *tw, tw_time_t now, struct tw_link *out)
+static void hsorted_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready)
 {
+    struct tw_link *out = &ready->lane[0];
     struct tw_slots *s = &TW_STATE(tw, struct hsorted_state)->s;
     tw_time_t gap = now - tw->now;
     size_t span = gap >= s->n ? s->n : (size_t)gap;

@@ -177,8 +177,9 @@ static void heap_remove(struct tw *tw, struct tw_timer *t)
     heap_shrink(tw, h);
 }
 
-static void heap_collect(struct tw *tw, tw_time_t now, struct tw_link *out)
+static void heap_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready)
 {
+    struct tw_link *out = &ready->lane[0];
     struct heap_state *h = TW_STATE(tw, struct heap_state);
     while (h->len > 0 && h->a[0].e <= now) {
         struct tw_timer *t = h->a[0].t;

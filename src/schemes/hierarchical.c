@@ -97,7 +97,7 @@ static int hier_init(struct tw *tw, const struct tw_config *cfg)
     h->mask = cfg->slots - 1;
     for (unsigned b = 0; b < 64; b++)
         h->level_of_msb[b] = (uint8_t)(b / h->bits);
-    return tw_slots_init(tw, &h->s, h->S * h->levels);
+    return tw_slots_init(tw, &h->s, h->S * h->levels, TW_LANE_SHIFT);
 }
 
 static void hier_fini(struct tw *tw)
@@ -129,11 +129,11 @@ static void hier_remove(struct tw *tw, struct tw_timer *t)
     tw_mincache_remove(&h->min, t->tw_expires);
 }
 
-static void hier_collect(struct tw *tw, tw_time_t now, struct tw_link *out)
+static void hier_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
 {
     struct hier_state *h = TW_STATE(tw, struct hier_state);
-    struct tw_link todo;
-    tw_list_init(&todo);
+    struct tw_ready todo;
+    tw_ready_init(&todo);
     tw_time_t c = tw->now;
     for (unsigned lvl = 0; lvl < h->levels; lvl++) {
         unsigned shift = lvl * h->bits;
@@ -146,16 +146,18 @@ static void hier_collect(struct tw *tw, tw_time_t now, struct tw_link *out)
         size_t base = (size_t)lvl << h->bits;
         size_t done = 0, i;
         /* Level 0 slots passed over are due whole; upper ones migrate. */
-        struct tw_link *dst = lvl == 0 ? out : &todo;
+        struct tw_ready *dst = lvl == 0 ? out : &todo;
         while ((i = tw_window_next(h->s.bm, base, h->S, from, span, &done)) != SIZE_MAX)
             tw_slots_take(&h->s, base + i, dst);
     }
-    while (!tw_list_empty(&todo)) {
-        struct tw_link *l = todo.next;
-        tw_list_del(l);
+    /* Migrate: the lanes are walked in turn, several chains of misses at
+     * once.  Nothing lands in a slot passed over: all were emptied above. */
+    unsigned j = 0, lane = 0;
+    struct tw_link *l;
+    while ((l = tw_ready_pop(&todo, &j)) != NULL) {
         struct tw_timer *t = tw_of(l);
         if (t->tw_expires <= now)
-            tw_list_add_tail(out, l);
+            tw_list_add_tail(&out->lane[lane++ & (TW_LANES - 1)], l);
         else
             place(h, t, now);
     }
@@ -184,10 +186,12 @@ static int hier_next(struct tw *tw, tw_time_t *out)
             best = (c & ~(tw_time_t)h->mask) | (tw_time_t)(i - base);
         } else {
             best = TW_TIME_MAX;
-            struct tw_link *head = &h->s.head[i];
-            for (struct tw_link *l = head->next; l != head; l = l->next)
-                if (tw_of(l)->tw_expires < best)
-                    best = tw_of(l)->tw_expires;
+            for (unsigned k = 0; k < TW_LANES; k++) {
+                struct tw_link *head = &h->s.head[(i << TW_LANE_SHIFT) + k];
+                for (struct tw_link *l = head->next; l != head; l = l->next)
+                    if (tw_of(l)->tw_expires < best)
+                        best = tw_of(l)->tw_expires;
+            }
         }
         h->min.v = best;
         h->min.valid = true;
@@ -202,8 +206,9 @@ static int hier_check(struct tw *tw, struct tw_checker *c)
     struct hier_state *h = TW_STATE(tw, struct hier_state);
     int rc = tw_slots_check_bits(&h->s, c, "hierarchical");
     tw_time_t min = TW_TIME_MAX;
-    for (uint32_t i = 0; rc == 0 && i < h->s.n; i++) {
-        struct tw_link *head = &h->s.head[i];
+    for (uint32_t k = 0; rc == 0 && k < (h->s.n << TW_LANE_SHIFT); k++) {
+        struct tw_link *head = &h->s.head[k];
+        uint32_t i = k >> TW_LANE_SHIFT;
         unsigned lvl = i >> h->bits;
         for (struct tw_link *l = head->next; rc == 0 && l != head; l = l->next) {
             const struct tw_timer *t = tw_of(l);

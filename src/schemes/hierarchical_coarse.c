@@ -97,7 +97,7 @@ static int coarse_init(struct tw *tw, const struct tw_config *cfg)
                                                                   : TW_TIME_MAX;
     }
     h->limit[h->levels - 1] = TW_TIME_MAX;
-    return tw_slots_init(tw, &h->s, h->S * h->levels);
+    return tw_slots_init(tw, &h->s, h->S * h->levels, TW_LANE_SHIFT);
 }
 
 static void coarse_fini(struct tw *tw)
@@ -130,7 +130,7 @@ static void coarse_remove(struct tw *tw, struct tw_timer *t)
     tw_slots_unlink(&TW_STATE(tw, struct coarse_state)->s, &t->tw_u.link);
 }
 
-static void coarse_collect(struct tw *tw, tw_time_t now, struct tw_link *out)
+static void coarse_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
 {
     struct coarse_state *h = TW_STATE(tw, struct coarse_state);
     tw_time_t c = tw->now;
@@ -176,8 +176,9 @@ static int coarse_check(struct tw *tw, struct tw_checker *c)
 {
     struct coarse_state *h = TW_STATE(tw, struct coarse_state);
     int rc = tw_slots_check_bits(&h->s, c, "hierarchical_coarse");
-    for (uint32_t i = 0; rc == 0 && i < h->s.n; i++) {
-        struct tw_link *head = &h->s.head[i];
+    for (uint32_t q = 0; rc == 0 && q < (h->s.n << TW_LANE_SHIFT); q++) {
+        struct tw_link *head = &h->s.head[q];
+        uint32_t i = q >> TW_LANE_SHIFT;
         unsigned l = i >> h->bits;
         unsigned sh = l * h->gshift;
         for (struct tw_link *k = head->next; rc == 0 && k != head; k = k->next) {

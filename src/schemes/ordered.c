@@ -65,8 +65,9 @@ static void ordered_remove(struct tw *tw, struct tw_timer *t)
     tw_list_del(&t->tw_u.link);
 }
 
-static void ordered_collect(struct tw *tw, tw_time_t now, struct tw_link *out)
+static void ordered_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready)
 {
+    struct tw_link *out = &ready->lane[0];
     struct tw_link *h = &TW_STATE(tw, struct ordered_state)->head;
     struct tw_link *l = h->next;
     while (l != h && tw_of(l)->tw_expires <= now) {

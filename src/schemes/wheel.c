@@ -52,7 +52,7 @@ static size_t wheel_state_size(const struct tw_config *cfg)
 static int wheel_init(struct tw *tw, const struct tw_config *cfg)
 {
     struct wheel_state *w = TW_STATE(tw, struct wheel_state);
-    int rc = tw_slots_init(tw, &w->s, cfg->slots);
+    int rc = tw_slots_init(tw, &w->s, cfg->slots, 0);
     if (rc == 0)
         tw->max_interval = cfg->slots;
     return rc;
@@ -74,7 +74,7 @@ static void wheel_remove(struct tw *tw, struct tw_timer *t)
     tw_slots_unlink(&TW_STATE(tw, struct wheel_state)->s, &t->tw_u.link);
 }
 
-static void wheel_collect(struct tw *tw, tw_time_t now, struct tw_link *out)
+static void wheel_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready)
 {
     struct tw_slots *s = &TW_STATE(tw, struct wheel_state)->s;
     tw_time_t gap = now - tw->now;
@@ -83,7 +83,7 @@ static void wheel_collect(struct tw *tw, tw_time_t now, struct tw_link *out)
     /* Visit occupied slots of ticks now+1 .. now+span in tick order. */
     size_t done = 0, i;
     while ((i = tw_window_next(s->bm, 0, s->n, from, span, &done)) != SIZE_MAX)
-        tw_slots_take(s, i, out);
+        tw_slots_take(s, i, ready);
 }
 
 static int wheel_next(struct tw *tw, tw_time_t *out)
