@@ -237,11 +237,15 @@ TW_EXTERN int64_t tw_collect(struct tw *tw, tw_time_t now);
  * Timers come out in the order tw_collect() queued them. */
 TW_EXTERN struct tw_timer *tw_get_expired(struct tw *tw);
 
-/* The earliest pending deadline.  Returns 1 and stores it in *deadline, 0
- * if nothing is pending, or TW_EINVAL.  Exact for every scheme but
- * hierarchical_coarse, where it is a lower bound of when the timer will
- * actually fire (never later).  A timer that is due already (deadline at or
- * before tw_now()) gives its deadline. */
+/* When the next timer will fire: how long an event loop may sleep.
+ * Returns 1 and stores a tick in *deadline, 0 if nothing is pending, or
+ * TW_EINVAL.  For every scheme but hierarchical_coarse it is exactly the
+ * earliest pending deadline.  hierarchical_coarse fires a timer late, at its
+ * deadline rounded up to its level's granularity (never early, by less than
+ * 8/(S-2) of its interval), and this returns that rounded tick, the one at
+ * which tw_advance() will fire it.  A timer already due (deadline at or
+ * before tw_now()) gives its deadline.  Cost: O(1) to O(levels) bitmap
+ * scans; see docs/ for the schemes that cache a walk of one slot. */
 TW_EXTERN int tw_next_expiry(struct tw *tw, tw_time_t *deadline);
 
 /* ------------------------------------------------------------ introspection */

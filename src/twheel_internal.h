@@ -13,7 +13,8 @@
  *                           (due, ready or expired queue)
  *
  * so the node needs no state beyond "pending", and stop is O(1) wherever the
- * timer is.
+ * timer is.  (A scheme that fires late, ops->keeps_late, may still hold a
+ * timer whose deadline has passed; its remove() accepts any node.)
  */
 #ifndef TWHEEL_INTERNAL_H
 #define TWHEEL_INTERNAL_H
@@ -161,14 +162,20 @@ TW_INLINE size_t tw_bm_find_circular(const uint64_t *bm, size_t base, size_t m, 
 TW_INLINE size_t tw_window_next(const uint64_t *bm, size_t base, size_t m, size_t from,
                                 size_t span, size_t *done)
 {
-    if (*done >= span)
-        return SIZE_MAX;
-    size_t d = tw_bm_find_circular(bm, base, m, (from + *done) & (m - 1));
-    if (d >= span - *done)
-        return SIZE_MAX;
-    size_t i = (from + *done + d) & (m - 1);
-    *done += d + 1;
-    return i;
+    while (*done < span) {
+        /* The rest of the window from here, up to the end of the table. */
+        size_t pos = (from + *done) & (m - 1);
+        size_t lim = pos + (span - *done);
+        if (lim > m)
+            lim = m;
+        size_t i = tw_bm_find(bm, base + pos, base + lim);
+        if (i < base + lim) {
+            *done += i - base - pos + 1;
+            return i - base;
+        }
+        *done += lim - pos;
+    }
+    return SIZE_MAX;
 }
 
 /* ---------------------------------------------------- ready lanes */
@@ -271,6 +278,17 @@ TW_INLINE void tw_slots_take(struct tw_slots *s, size_t i, struct tw_ready *out)
     tw_bm_clear(s->bm, i);
 }
 
+/* The tick of the first occupied slot after c in a one-level table, in
+ * which slot i is visited at the ticks congruent to i; TW_TIME_MAX if none
+ * (or past the end of time). */
+TW_INLINE tw_time_t tw_slots_next_tick(const struct tw_slots *s, tw_time_t c)
+{
+    size_t d = tw_bm_find_circular(s->bm, 0, s->n, (size_t)((c + 1) & s->mask));
+    if (d == s->n || c + 1 + d < c)
+        return TW_TIME_MAX;
+    return c + 1 + d;
+}
+
 /* A cached exact minimum for schemes whose next_expiry must look inside a
  * slot: kept exact on insert, dropped when its timer leaves. */
 struct tw_mincache {
@@ -314,7 +332,10 @@ struct tw_ops {
     void (*remove)(struct tw *tw, struct tw_timer *t);
     /* Move every timer with deadline <= now (now > tw->now) to the tails of
      * out's lanes, linked through tw_u.link, and make the scheme ready for
-     * tw->now == now.  Touches no timer it does not have to. */
+     * tw->now == now.  Touches no timer it does not have to.  Sets
+     * tw->horizon: the core skips collect while now < horizon, so it must
+     * be no later than the first tick at which collect would find work
+     * (a timer due, or a slot to migrate); insert lowers it likewise. */
     void (*collect)(struct tw *tw, tw_time_t now, struct tw_ready *out);
     /* Earliest deadline held: 1 and *out, or 0 when empty.  May update
      * caches, never moves timers. */
@@ -338,6 +359,7 @@ struct tw {
     tw_time_t now;              /* the last now given to advance */
     size_t count;               /* pending timers, wherever they are */
     tw_time_t max_interval;     /* TW_TIME_MAX but for wheel */
+    tw_time_t horizon;          /* no collect needed while now < horizon */
     uint32_t id;                /* owner tag stored in pending nodes */
     uint32_t busy;              /* inside advance: callbacks running */
     enum tw_scheme scheme;
@@ -348,6 +370,12 @@ struct tw {
     /* Scheme state follows, aligned for any scheme. */
     _Alignas(16) unsigned char state[];
 };
+
+TW_INLINE void tw_horizon_lower(struct tw *tw, tw_time_t t)
+{
+    if (t < tw->horizon)
+        tw->horizon = t;
+}
 
 #define TW_STATE(tw, type) ((type *)(void *)(tw)->state)
 

@@ -76,6 +76,7 @@ static void hashed_insert(struct tw *tw, struct tw_timer *t)
 {
     struct hashed_state *h = TW_STATE(tw, struct hashed_state);
     tw_slots_add(&h->s, (size_t)(t->tw_expires & h->s.mask), &t->tw_u.link);
+    tw_horizon_lower(tw, t->tw_expires);
     tw_mincache_insert(&h->min, t->tw_expires);
 }
 
@@ -115,6 +116,10 @@ static void hashed_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready)
         take_due(s, i, now, out);
     if (h->min.valid && h->min.v <= now)
         h->min.valid = false;
+    /* Both are lower bounds of the earliest deadline: take the later. */
+    tw->horizon = tw_slots_next_tick(s, now);
+    if (h->min.valid && h->min.v > tw->horizon)
+        tw->horizon = h->min.v;
 }
 
 static int hashed_next(struct tw *tw, tw_time_t *out)

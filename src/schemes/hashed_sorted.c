@@ -67,6 +67,7 @@ static void hsorted_insert(struct tw *tw, struct tw_timer *t)
         p = p->prev;
     tw_list_add_after(p, &t->tw_u.link);
     tw_bm_set(s->bm, i);
+    tw_horizon_lower(tw, t->tw_expires);
 }
 
 static void hsorted_remove(struct tw *tw, struct tw_timer *t)
@@ -93,6 +94,7 @@ static void hsorted_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready
         if (tw_list_empty(head))
             tw_bm_clear(s->bm, i);
     }
+    tw->horizon = tw_slots_next_tick(s, now);
 }
 
 static int hsorted_next(struct tw *tw, tw_time_t *out)

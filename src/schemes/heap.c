@@ -156,6 +156,7 @@ static void heap_insert(struct tw *tw, struct tw_timer *t)
     t->tw_u.heap.seq = h->seq++;
     struct heap_ent v = {t->tw_expires, t};
     sift_up(h, h->len++, v);
+    tw_horizon_lower(tw, v.e);
 }
 
 /* Remove entry i, filling the hole with the last entry. */
@@ -187,6 +188,7 @@ static void heap_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready)
         tw_list_add_tail(out, &t->tw_u.link);
     }
     heap_shrink(tw, h);
+    tw->horizon = h->len ? h->a[0].e : TW_TIME_MAX;
 }
 
 static int heap_next(struct tw *tw, tw_time_t *out)

@@ -105,20 +105,22 @@ static void hier_fini(struct tw *tw)
     tw_slots_fini(tw, &TW_STATE(tw, struct hier_state)->s);
 }
 
-/* Place t against reference time `ref` (< its deadline). */
-TW_INLINE void place(struct hier_state *h, struct tw_timer *t, tw_time_t ref)
+/* Place t against reference time `ref` (< its deadline); returns the tick
+ * at which its slot comes up, when collect must first look at it. */
+TW_INLINE tw_time_t place(struct hier_state *h, struct tw_timer *t, tw_time_t ref)
 {
     tw_time_t e = t->tw_expires;
     unsigned lvl = h->level_of_msb[63 - tw_clz64(e ^ ref)];
     unsigned shift = lvl * h->bits;
     size_t i = ((size_t)lvl << h->bits) + (size_t)((e >> shift) & h->mask);
     tw_slots_add(&h->s, i, &t->tw_u.link);
+    return (e >> shift) << shift; /* when its slot comes up */
 }
 
 static void hier_insert(struct tw *tw, struct tw_timer *t)
 {
     struct hier_state *h = TW_STATE(tw, struct hier_state);
-    place(h, t, tw->now);
+    tw_horizon_lower(tw, place(h, t, tw->now));
     tw_mincache_insert(&h->min, t->tw_expires);
 }
 
@@ -127,6 +129,24 @@ static void hier_remove(struct tw *tw, struct tw_timer *t)
     struct hier_state *h = TW_STATE(tw, struct hier_state);
     tw_slots_unlink(&h->s, &t->tw_u.link);
     tw_mincache_remove(&h->min, t->tw_expires);
+}
+
+/* The tick at which the first occupied slot comes up, against time c: the
+ * first occupied slot of the lowest non-empty level (every slot of a level
+ * comes up before any slot of the levels above). */
+static tw_time_t first_slot_tick(const struct hier_state *h, tw_time_t c)
+{
+    for (unsigned lvl = 0; lvl < h->levels; lvl++) {
+        unsigned shift = lvl * h->bits;
+        size_t base = (size_t)lvl << h->bits;
+        size_t from = (size_t)((c >> shift) & h->mask) + 1;
+        size_t i = tw_bm_find(h->s.bm, base + from, base + h->S);
+        if (i < base + h->S) {
+            tw_time_t digits = ((c >> shift) & ~(tw_time_t)h->mask) | (tw_time_t)(i - base);
+            return digits << shift;
+        }
+    }
+    return TW_TIME_MAX;
 }
 
 static void hier_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
@@ -163,6 +183,7 @@ static void hier_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
     }
     if (h->min.valid && h->min.v <= now)
         h->min.valid = false;
+    tw->horizon = first_slot_tick(h, now);
 }
 
 static int hier_next(struct tw *tw, tw_time_t *out)

@@ -123,12 +123,15 @@ static void coarse_insert(struct tw *tw, struct tw_timer *t)
     unsigned sh = l * h->gshift;
     tw_time_t up = (e >> sh) + ((e & (((tw_time_t)1 << sh) - 1)) != 0); /* ceil(e/g) */
     tw_slots_add(&h->s, ((size_t)l << h->bits) + (size_t)(up & h->mask), &t->tw_u.link);
+    tw_horizon_lower(tw, up > (TW_TIME_MAX >> sh) ? TW_TIME_MAX : up << sh);
 }
 
 static void coarse_remove(struct tw *tw, struct tw_timer *t)
 {
     tw_slots_unlink(&TW_STATE(tw, struct coarse_state)->s, &t->tw_u.link);
 }
+
+static tw_time_t first_slot_tick(const struct coarse_state *h, tw_time_t c, bool *any);
 
 static void coarse_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
 {
@@ -147,13 +150,17 @@ static void coarse_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
         while ((i = tw_window_next(h->s.bm, base, h->S, from, span, &done)) != SIZE_MAX)
             tw_slots_take(&h->s, base + i, out);
     }
+    bool any;
+    tw->horizon = first_slot_tick(h, now, &any);
 }
 
-static int coarse_next(struct tw *tw, tw_time_t *out)
+/* The tick at which the first occupied slot expires, against time c, or
+ * TW_TIME_MAX if none (a slot past the end of time expires at TW_TIME_MAX,
+ * when an advance to TW_TIME_MAX empties everything). */
+static tw_time_t first_slot_tick(const struct coarse_state *h, tw_time_t c, bool *any)
 {
-    struct coarse_state *h = TW_STATE(tw, struct coarse_state);
-    tw_time_t c = tw->now, best = TW_TIME_MAX;
-    bool any = false;
+    tw_time_t best = TW_TIME_MAX;
+    *any = false;
     for (unsigned l = 0; l < h->levels; l++) {
         unsigned sh = l * h->gshift;
         size_t base = (size_t)l << h->bits;
@@ -161,14 +168,21 @@ static int coarse_next(struct tw *tw, tw_time_t *out)
         size_t d = tw_bm_find_circular(h->s.bm, base, h->S, (size_t)((cl + 1) & h->mask));
         if (d == h->S)
             continue;
-        any = true;
-        tw_time_t slot = cl + 1 + d; /* in units of g; expires at slot << sh */
+        *any = true;
+        tw_time_t slot = cl + 1 + d; /* in units of 2^sh */
         tw_time_t when = slot > (TW_TIME_MAX >> sh) ? TW_TIME_MAX : slot << sh;
         if (when < best)
             best = when;
     }
+    return best;
+}
+
+static int coarse_next(struct tw *tw, tw_time_t *out)
+{
+    bool any;
+    tw_time_t t = first_slot_tick(TW_STATE(tw, struct coarse_state), tw->now, &any);
     if (any)
-        *out = best;
+        *out = t;
     return any;
 }
 

@@ -52,6 +52,7 @@ static void list_fini(struct tw *tw) { (void)tw; }
 static void list_insert(struct tw *tw, struct tw_timer *t)
 {
     tw_list_add_tail(&TW_STATE(tw, struct list_state)->head, &t->tw_u.link);
+    tw_horizon_lower(tw, t->tw_expires);
 }
 
 static void list_remove(struct tw *tw, struct tw_timer *t)
@@ -65,14 +66,19 @@ static void list_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready)
     struct tw_link *out = &ready->lane[0];
     struct tw_link *h = &TW_STATE(tw, struct list_state)->head;
     struct tw_link *l = h->next;
+    tw_time_t min = TW_TIME_MAX;
     while (l != h) {
         struct tw_link *n = l->next;
-        if (tw_of(l)->tw_expires <= now) {
+        tw_time_t e = tw_of(l)->tw_expires;
+        if (e <= now) {
             tw_list_del(l);
             tw_list_add_tail(out, l);
+        } else if (e < min) {
+            min = e;
         }
         l = n;
     }
+    tw->horizon = min;
 }
 
 static int list_next(struct tw *tw, tw_time_t *out)

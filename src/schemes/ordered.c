@@ -57,6 +57,7 @@ static void ordered_insert(struct tw *tw, struct tw_timer *t)
     while (p != h && tw_of(p)->tw_expires > e)
         p = p->prev;
     tw_list_add_after(p, &t->tw_u.link);
+    tw_horizon_lower(tw, e);
 }
 
 static void ordered_remove(struct tw *tw, struct tw_timer *t)
@@ -76,6 +77,7 @@ static void ordered_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready
         tw_list_add_tail(out, l);
         l = n;
     }
+    tw->horizon = l != h ? tw_of(l)->tw_expires : TW_TIME_MAX;
 }
 
 static int ordered_next(struct tw *tw, tw_time_t *out)

@@ -67,6 +67,7 @@ static void wheel_insert(struct tw *tw, struct tw_timer *t)
 {
     struct tw_slots *s = &TW_STATE(tw, struct wheel_state)->s;
     tw_slots_add(s, (size_t)(t->tw_expires & s->mask), &t->tw_u.link);
+    tw_horizon_lower(tw, t->tw_expires);
 }
 
 static void wheel_remove(struct tw *tw, struct tw_timer *t)
@@ -84,6 +85,7 @@ static void wheel_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready)
     size_t done = 0, i;
     while ((i = tw_window_next(s->bm, 0, s->n, from, span, &done)) != SIZE_MAX)
         tw_slots_take(s, i, ready);
+    tw->horizon = tw_slots_next_tick(s, now);
 }
 
 static int wheel_next(struct tw *tw, tw_time_t *out)
