@@ -153,11 +153,14 @@ struct tw_config {
     enum tw_scheme scheme;
     /* Slots.  wheel: MaxInterval, the longest interval accepted (power of
      * two, default 4096).  hashed, hashed_sorted: table size (power of two,
-     * default 4096).  hierarchical*: slots per level (power of two from 2 to
-     * 256, default 64).  Ignored by list, ordered and heap. */
+     * default 4096).  hierarchical: slots per level (power of two from 2 to
+     * 256, default 64).  hierarchical_coarse: slots per level (power of two
+     * from 16 to 256, default 64; its lateness bound is 8/(slots-2) of the
+     * interval).  Ignored by list, ordered and heap. */
     uint32_t slots;
     /* hierarchical*: number of levels; 0 means just enough to cover all
-     * 64 bits of time.  Fewer levels are refused (TW_ECONFIG). */
+     * 64 bits of time, the only other value accepted (anything else is
+     * TW_ECONFIG: fewer cannot hold every deadline, more are never used). */
     uint32_t levels;
     /* The facility's time at creation. */
     tw_time_t start;

@@ -235,6 +235,7 @@ int tw_create(struct tw **out, const struct tw_config *cfg)
     tw->memory = size;
     tw_list_init(&tw->due);
     tw_list_init(&tw->expired);
+    tw_ready_init(&tw->ready);
     do {
         tw->id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed);
     } while (tw->id == 0);
@@ -365,6 +366,8 @@ int tw_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
 {
     if (TW_UNLIKELY(tw == NULL))
         return TW_EINVAL;
+    if (TW_UNLIKELY(interval > tw->max_interval))
+        return TW_ERANGE; /* even where the deadline would saturate */
     tw_time_t deadline = tw->now + interval;
     if (deadline < tw->now)
         deadline = TW_TIME_MAX; /* saturate, never wrap into the past */
@@ -392,8 +395,10 @@ int tw_stop(struct tw *tw, struct tw_timer *t)
 
 /* -------------------------------------------------------------- expiry */
 
-/* Gather everything due at `now` onto `ready` and move the clock there. */
-static int gather(struct tw *tw, tw_time_t now, struct tw_ready *ready)
+/* Gather everything due at `now` onto tw->ready and move the clock there.
+ * The ready lanes live in the facility, not on the stack, so that
+ * tw_check(), tw_next_expiry() and tw_count() see them from a callback. */
+static int gather(struct tw *tw, tw_time_t now)
 {
     if (TW_UNLIKELY(tw == NULL))
         return TW_EINVAL;
@@ -401,10 +406,10 @@ static int gather(struct tw *tw, tw_time_t now, struct tw_ready *ready)
         return TW_EBUSY;
     if (TW_UNLIKELY(now < tw->now))
         return TW_ETIME;
-    tw_list_splice_tail(&ready->lane[0], &tw->due);
+    tw_list_splice_tail(&tw->ready.lane[0], &tw->due);
     /* The horizon makes an advance with nothing to do cost a compare. */
     if (now >= tw->horizon)
-        tw->ops->collect(tw, now, ready);
+        tw->ops->collect(tw, now, &tw->ready);
     tw->now = now;
     return 0;
 }
@@ -417,16 +422,14 @@ int64_t tw_advance(struct tw *tw, tw_time_t now)
         tw->now = now;
         return 0;
     }
-    struct tw_ready ready;
-    tw_ready_init(&ready);
-    int rc = gather(tw, now, &ready);
+    int rc = gather(tw, now);
     if (TW_UNLIKELY(rc))
         return rc;
     int64_t fired = 0;
     unsigned j = 0;
     struct tw_link *l;
     tw->busy = 1;
-    while ((l = tw_ready_pop(&ready, &j)) != NULL) {
+    while ((l = tw_ready_pop(&tw->ready, &j)) != NULL) {
         struct tw_timer *t = tw_of(l);
         t->tw_flags = TW_MAGIC;
         t->tw_owner = 0;
@@ -441,15 +444,13 @@ int64_t tw_advance(struct tw *tw, tw_time_t now)
 
 int64_t tw_collect(struct tw *tw, tw_time_t now)
 {
-    struct tw_ready ready;
-    tw_ready_init(&ready);
-    int rc = gather(tw, now, &ready);
+    int rc = gather(tw, now);
     if (TW_UNLIKELY(rc))
         return rc;
     int64_t n = 0;
     unsigned j = 0;
     struct tw_link *l;
-    while ((l = tw_ready_pop(&ready, &j)) != NULL) {
+    while ((l = tw_ready_pop(&tw->ready, &j)) != NULL) {
         tw_list_add_tail(&tw->expired, l);
         n++;
     }
@@ -473,12 +474,14 @@ int tw_next_expiry(struct tw *tw, tw_time_t *deadline)
 {
     if (tw == NULL || deadline == NULL)
         return TW_EINVAL;
-    /* Due and uncollected-expired timers are at or before now: the earliest
-     * of them is the answer.  Lists are short and unsorted, so scan. */
+    /* Due, ready (seen from a callback) and uncollected expired timers are
+     * at or before now: the earliest of them is the answer.  Unsorted: scan. */
     tw_time_t best = TW_TIME_MAX;
     bool any = false;
-    struct tw_link *lists[2] = {&tw->due, &tw->expired};
-    for (int i = 0; i < 2; i++)
+    struct tw_link *lists[2 + TW_LANES] = {&tw->due, &tw->expired};
+    for (unsigned j = 0; j < TW_LANES; j++)
+        lists[2 + j] = &tw->ready.lane[j];
+    for (unsigned i = 0; i < 2 + TW_LANES; i++)
         for (struct tw_link *l = lists[i]->next; l != lists[i]; l = l->next) {
             tw_time_t e = tw_of(l)->tw_expires;
             if (!any || e < best)
@@ -557,6 +560,8 @@ int tw_check(struct tw *tw, char *msg, size_t len)
     int rc = check_plain(tw, &c, &tw->due, "due");
     if (rc == 0)
         rc = check_plain(tw, &c, &tw->expired, "expired");
+    for (unsigned j = 0; rc == 0 && j < TW_LANES; j++)
+        rc = check_plain(tw, &c, &tw->ready.lane[j], "ready");
     if (rc == 0)
         rc = tw->ops->check(tw, &c);
     if (rc == 0 && c.seen != tw->count)

@@ -364,6 +364,7 @@ struct tw {
     uint32_t busy;              /* inside advance: callbacks running */
     enum tw_scheme scheme;
     struct tw_link due;         /* pending, deadline <= now, not yet run */
+    struct tw_ready ready;      /* collected by the running advance */
     struct tw_link expired;     /* pull queue of tw_collect() */
     struct tw_allocator alloc;
     size_t memory;              /* bytes held through alloc */

@@ -252,8 +252,12 @@ int scheme_exact(enum tw_scheme s);
 int scheme_fifo(enum tw_scheme s);
 
 /* The last tick by which a timer started at `start_now` with absolute
- * `deadline` must have fired (the deadline itself for exact schemes). */
+ * `deadline` must have fired (the deadline itself for exact schemes), for
+ * the scheme's default configuration... */
 tw_time_t latest_fire(enum tw_scheme s, tw_time_t start_now, tw_time_t deadline);
+/* ...and for a facility with `slots` slots per level. */
+tw_time_t latest_fire_slots(enum tw_scheme s, uint32_t slots, tw_time_t start_now,
+                            tw_time_t deadline);
 
 /* Create a facility from the case's default configuration (ASSERTs). */
 struct tw *test_create(struct ctx *c);
@@ -286,6 +290,65 @@ struct test_alloc {
 /* with_realloc: provide realloc_fn (else NULL: the library copies). */
 void test_alloc_init(struct test_alloc *ta, int with_realloc);
 
+/* ------------------------------------------------------ recording timer */
+
+/* What tt_cb() does after recording that it ran. */
+enum tt_action {
+    ACT_NONE,
+    ACT_STOP_SELF,          /* rc = tw_stop(self) */
+    ACT_STOP_OTHER,         /* rc = tw_stop(other) */
+    ACT_RESTART_SELF,       /* rc = tw_start(self, arg) */
+    ACT_RESTART_SELF_AT,    /* rc = tw_start_at(self, arg) */
+    ACT_RESTART_OTHER,      /* rc = tw_start(other, arg) */
+    ACT_FREE_SELF,          /* free(self): the node was malloc'd */
+    ACT_REENTER,            /* the calls refused from a callback, and tw2 */
+    ACT_INSPECT             /* tw_check, tw_next_expiry, tw_count from inside */
+};
+
+struct ttimer {
+    struct tw_timer node;
+    int id;
+    int fired;              /* callbacks run */
+    tw_time_t fired_at;     /* tw_now() in the last callback */
+    enum tt_action action;
+    int budget;             /* actions left (then ACT_NONE); < 0: unlimited */
+    struct ttimer *other;
+    tw_time_t arg;
+    struct tw *tw2;         /* ACT_REENTER: another facility to advance */
+    tw_time_t tw2_now;
+    /* Results of the last action. */
+    int rc;
+    int64_t rc_advance, rc_advance_later, rc_collect, rc_destroy, rc_tw2;
+    int rc_check;
+    char check_msg[256];
+    int rc_next;
+    tw_time_t next;
+    size_t count_in_cb;
+    int pending_in_cb, other_pending_in_cb;
+    tw_time_t deadline_in_cb;
+};
+
+/* Every tt_cb() call in order (ids and tw_now()). */
+#define TEST_LOG_MAX 1024
+struct fire_log {
+    int n;
+    int ids[TEST_LOG_MAX];
+    tw_time_t at[TEST_LOG_MAX];
+};
+extern struct fire_log test_log;
+
+static inline struct ttimer *tt_of(struct tw_timer *t)
+{
+    return tw_container_of(t, struct ttimer, node);
+}
+
+/* Zero `x`, tw_timer_init() its node with tt_cb, set its id. */
+void tt_init(struct ttimer *x, int id);
+void tt_cb(struct tw *tw, struct tw_timer *t);
+void test_log_reset(void);
+/* Whichever of a and b ran first since the last reset, or NULL. */
+struct ttimer *test_log_first(struct ttimer *a, struct ttimer *b);
+
 /* ---------------------------------------------------------------- suites */
 
 typedef void test_fn(struct ctx *c);
@@ -308,8 +371,9 @@ extern const size_t test_suite_differential_count;
 extern const struct test_case test_suite_api[];
 extern const size_t test_suite_api_count;
 
-/* Differential knobs (command line --steps, --seeds). */
+/* Differential knobs (command line --steps, --seeds), and -v. */
 extern unsigned long test_diff_steps;
 extern unsigned test_diff_seeds;
+extern int test_verbose;
 
 #endif /* TWHEEL_TEST_H */

@@ -1,7 +1,7 @@
 /*
  * test_main.c -- the runner: a table of cases x schemes x start clocks.
  *
- *     twheel_tests SUITE [SCHEME|all] [CASE] [--steps N] [--seeds N]
+ *     twheel_tests SUITE [SCHEME|all] [CASE] [--steps N] [--seeds N] [-v]
  *
  * SUITE is cases, badinput, differential, api or all.  Every case of the
  * suite runs against every scheme for which tw_scheme_available() is true
@@ -22,6 +22,7 @@ unsigned long test_failures;
 unsigned long test_failures_at_case_start;
 unsigned long test_diff_steps = 2500;
 unsigned test_diff_seeds = 2;
+int test_verbose;
 
 #define SKIP_EXIT 77
 
@@ -125,6 +126,7 @@ static void run_one(const struct suite *su, const struct test_case *tc,
     c.cfg.start = start;
     test_ctx = &c;
     test_failures_at_case_start = test_failures;
+    test_log_reset();
     tc->fn(&c);
     tot->runs++;
     if (TEST_CASE_FAILED())
@@ -170,10 +172,11 @@ static void run_suite(const struct suite *su, int scheme_filter, const char *cas
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: twheel_tests SUITE [SCHEME|all] [CASE] [--steps N] [--seeds N]\n"
+            "usage: twheel_tests SUITE [SCHEME|all] [CASE] [--steps N] [--seeds N] [-v]\n"
             "  SUITE: all, api, cases, badinput, differential\n"
             "  SCHEME: a scheme name (exit 77 if not available), or all\n"
-            "  CASE: run the cases whose name contains this\n");
+            "  CASE: run the cases whose name contains this\n"
+            "  -v: print what each differential run exercised\n");
 }
 
 int main(int argc, char **argv)
@@ -187,6 +190,8 @@ int main(int argc, char **argv)
             test_diff_steps = strtoul(argv[++i], NULL, 10);
         } else if (strcmp(argv[i], "--seeds") == 0 && i + 1 < argc) {
             test_diff_seeds = (unsigned)strtoul(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "-v") == 0) {
+            test_verbose = 1;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage();
             return 0;

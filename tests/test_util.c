@@ -20,15 +20,27 @@ int scheme_fifo(enum tw_scheme s)
     return s == TW_ORDERED || s == TW_HEAP || s == TW_WHEEL;
 }
 
+tw_time_t latest_fire_slots(enum tw_scheme s, uint32_t slots, tw_time_t start_now,
+                            tw_time_t deadline)
+{
+    if (s != TW_HIERARCHICAL_COARSE || deadline <= start_now || slots <= 2)
+        return deadline;
+    /* TODO(lead): this is the bound twheel.h documents for
+     * hierarchical_coarse: late by less than 8/(S-2) of the interval d,
+     * i.e. at most floor(8 d / (S-2)) ticks, saturated at TW_TIME_MAX.  (The
+     * first placeholder, d/8 + 64, was tighter than the documented bound for
+     * d above ~16000 with S = 64.)  Refine here if the bound changes. */
+    tw_time_t d = deadline - start_now, m = slots - 2u;
+    tw_time_t slack = sat_add(d / m * 8u, (d % m) * 8u / m);
+    return sat_add(deadline, slack);
+}
+
 tw_time_t latest_fire(enum tw_scheme s, tw_time_t start_now, tw_time_t deadline)
 {
-    if (s != TW_HIERARCHICAL_COARSE || deadline <= start_now)
+    struct tw_config def;
+    if (tw_config_init(&def, s) != 0)
         return deadline;
-    /* TODO(lead): the bound of hierarchical_coarse is a placeholder: at most
-     * 1/8 of the interval plus 64 ticks late, saturated.  Refine it to the
-     * bound the scheme documents once it is written. */
-    tw_time_t slack = sat_add((deadline - start_now) / 8, 64);
-    return sat_add(deadline, slack);
+    return latest_fire_slots(s, def.slots, start_now, deadline);
 }
 
 struct tw *test_create(struct ctx *c)
@@ -65,19 +77,22 @@ static void *ta_track(struct test_alloc *ta, void *p, size_t size)
     return p;
 }
 
-/* Forget `p`, checking the size the library says it has. */
-static void ta_untrack(struct test_alloc *ta, void *p, size_t size)
+/* Forget `p`, checking the size the library says it has; returns the size
+ * it was handed out with (or `size` for an unknown pointer). */
+static size_t ta_untrack(struct test_alloc *ta, void *p, size_t size)
 {
     for (size_t i = 0; i < ta->nblocks; i++) {
         if (ta->blocks[i].p == p) {
-            if (ta->blocks[i].size != size)
+            size_t had = ta->blocks[i].size;
+            if (had != size)
                 ta->size_errors++;
-            ta->outstanding -= ta->blocks[i].size;
+            ta->outstanding -= had;
             ta->blocks[i] = ta->blocks[--ta->nblocks];
-            return;
+            return had;
         }
     }
     ta->unknown_ptrs++;
+    return size;
 }
 
 static int ta_may(struct test_alloc *ta)
@@ -104,11 +119,12 @@ static void *ta_realloc(void *vctx, void *p, size_t old_size, size_t new_size)
     struct test_alloc *ta = vctx;
     if (!ta_may(ta))
         return NULL;
+    size_t had = p ? ta_untrack(ta, p, old_size) : 0;
     void *q = realloc(p, new_size);
-    if (q == NULL)
+    if (q == NULL) {
+        ta_track(ta, p, had); /* p is still the caller's */
         return NULL;
-    if (p)
-        ta_untrack(ta, p, old_size);
+    }
     return ta_track(ta, q, new_size);
 }
 
@@ -132,3 +148,83 @@ void test_alloc_init(struct test_alloc *ta, int with_realloc)
     ta->fail_after = -1;
 }
 
+/* ------------------------------------------------------ recording timer */
+
+struct fire_log test_log;
+
+void test_log_reset(void)
+{
+    test_log.n = 0;
+}
+
+struct ttimer *test_log_first(struct ttimer *a, struct ttimer *b)
+{
+    for (int i = 0; i < test_log.n; i++) {
+        if (test_log.ids[i] == a->id)
+            return a;
+        if (test_log.ids[i] == b->id)
+            return b;
+    }
+    return NULL;
+}
+
+void tt_init(struct ttimer *x, int id)
+{
+    memset(x, 0, sizeof *x);
+    tw_timer_init(&x->node, tt_cb);
+    x->id = id;
+    x->budget = -1;
+}
+
+void tt_cb(struct tw *tw, struct tw_timer *t)
+{
+    struct ttimer *x = tt_of(t);
+    x->fired++;
+    x->fired_at = tw_now(tw);
+    if (test_log.n < TEST_LOG_MAX) {
+        test_log.ids[test_log.n] = x->id;
+        test_log.at[test_log.n] = x->fired_at;
+        test_log.n++;
+    }
+    if (x->budget == 0)
+        return;
+    if (x->budget > 0)
+        x->budget--;
+    switch (x->action) {
+    case ACT_NONE:
+        break;
+    case ACT_STOP_SELF:
+        x->rc = tw_stop(tw, t);
+        break;
+    case ACT_STOP_OTHER:
+        x->rc = tw_stop(tw, &x->other->node);
+        break;
+    case ACT_RESTART_SELF:
+        x->rc = tw_start(tw, t, x->arg);
+        break;
+    case ACT_RESTART_SELF_AT:
+        x->rc = tw_start_at(tw, t, x->arg);
+        break;
+    case ACT_RESTART_OTHER:
+        x->rc = tw_start(tw, &x->other->node, x->arg);
+        break;
+    case ACT_FREE_SELF:
+        free(x); /* the library must not touch it again */
+        break;
+    case ACT_REENTER:
+        x->rc_advance = tw_advance(tw, tw_now(tw));
+        x->rc_advance_later = tw_advance(tw, sat_add(tw_now(tw), 1));
+        x->rc_collect = tw_collect(tw, tw_now(tw));
+        x->rc_destroy = tw_destroy(tw);
+        x->rc_tw2 = x->tw2 ? tw_advance(x->tw2, x->tw2_now) : 0;
+        break;
+    case ACT_INSPECT:
+        x->rc_check = tw_check(tw, x->check_msg, sizeof x->check_msg);
+        x->rc_next = tw_next_expiry(tw, &x->next);
+        x->count_in_cb = tw_count(tw);
+        x->pending_in_cb = tw_timer_pending(t);
+        x->deadline_in_cb = tw_timer_deadline(t);
+        x->other_pending_in_cb = x->other ? tw_timer_pending(&x->other->node) : -1;
+        break;
+    }
+}

@@ -1,0 +1,805 @@
+/*
+ * test_badinput.c -- bad input gets its error code and changes nothing
+ * (SPEC section 2, item 8), allocator failures and accounting, and the
+ * scheme-independent API checks (suite "api").
+ *
+ * "Changes nothing" is checked against a background of timers in every
+ * state a facility can hold them (due, near, far) started before the bad
+ * call: after it, tw_check() passes, and the clock, the count, each
+ * background timer's pending flag and deadline, the next expiry and the
+ * facility's memory are what they were.
+ */
+#include "test.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CREATE(name)                  \
+    struct tw *name = test_create(c); \
+    if (name == NULL)                 \
+        return
+
+/* A pointer value tw_create() must leave alone on failure. */
+static char sentinel_byte;
+#define SENTINEL ((struct tw *)(void *)&sentinel_byte)
+
+/* ------------------------------------------------------------ background */
+
+#define NBG 5
+
+struct bg {
+    struct ttimer t[NBG];
+    tw_time_t dl[NBG];
+    tw_time_t now;
+    size_t count;
+    int rc_next;
+    tw_time_t next;
+    size_t memory;
+};
+
+static void bg_setup(struct tw *tw, struct bg *b)
+{
+    const tw_time_t ivs[NBG] = {0, 1, 10, cap_interval(tw, 1000),
+                                cap_interval(tw, 1ull << 40)};
+    memset(b, 0, sizeof *b);
+    for (int i = 0; i < NBG; i++) {
+        tt_init(&b->t[i], 200 + i);
+        ASSERT_OK(tw_start(tw, &b->t[i].node, ivs[i]));
+        b->dl[i] = tw_timer_deadline(&b->t[i].node);
+    }
+    ASSERT_CHECK(tw);
+    b->now = tw_now(tw);
+    b->count = tw_count(tw);
+    ASSERT_EQ_U64(b->count, NBG);
+    b->rc_next = tw_next_expiry(tw, &b->next);
+    ASSERT_EQ_INT(b->rc_next, 1);
+    b->memory = tw_memory(tw);
+}
+
+static void bg_verify(struct tw *tw, const struct bg *b)
+{
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_U64(tw_now(tw), b->now);
+    ASSERT_EQ_U64(tw_count(tw), b->count);
+    for (int i = 0; i < NBG; i++) {
+        ASSERT_EQ_INT(tw_timer_pending(&b->t[i].node), 1);
+        ASSERT_EQ_U64(tw_timer_deadline(&b->t[i].node), b->dl[i]);
+        ASSERT_EQ_INT(b->t[i].fired, 0);
+    }
+    tw_time_t ne = 0;
+    ASSERT_EQ_INT(tw_next_expiry(tw, &ne), b->rc_next);
+    ASSERT_EQ_U64(ne, b->next);
+    ASSERT_EQ_U64(tw_memory(tw), b->memory);
+    ASSERT_NULL(tw_get_expired(tw));
+}
+
+/* The background fires as it should once the bad calls are over. */
+static void bg_finish(struct ctx *c, struct tw *tw, struct bg *b)
+{
+    tw_time_t to = b->now;
+    for (int i = 0; i < NBG; i++)
+        to = max_u64(to, latest_fire(c->scheme, b->now, b->dl[i]));
+    ASSERT_EQ_INT(tw_advance(tw, to), NBG);
+    ASSERT_CHECK(tw);
+    for (int i = 0; i < NBG; i++)
+        ASSERT_EQ_INT(b->t[i].fired, 1);
+}
+
+/* A bad call: its code, and nothing changed. */
+#define BAD(expr, code)          \
+    do {                         \
+        ASSERT_EQ_RC(expr, code); \
+        bg_verify(tw, &b);       \
+        RETURN_IF_FAILED();      \
+    } while (0)
+
+/* ------------------------------------------------------------ NULL input */
+
+static void case_null_args(struct ctx *c)
+{
+    CREATE(tw);
+    struct bg b;
+    bg_setup(tw, &b);
+    RETURN_IF_FAILED();
+    struct ttimer x;
+    tt_init(&x, 1);
+    tw_time_t d = 0;
+    char msg[64];
+    struct tw_timer *pend = &b.t[2].node;
+
+    BAD(tw_start(NULL, &x.node, 1), TW_EINVAL);
+    BAD(tw_start(tw, NULL, 1), TW_EINVAL);
+    BAD(tw_start(NULL, NULL, 1), TW_EINVAL);
+    BAD(tw_start(NULL, pend, 100), TW_EINVAL);
+    BAD(tw_start_at(NULL, &x.node, 1), TW_EINVAL);
+    BAD(tw_start_at(tw, NULL, 1), TW_EINVAL);
+    BAD(tw_start_at(NULL, pend, 100), TW_EINVAL);
+    BAD(tw_stop(NULL, &x.node), TW_EINVAL);
+    BAD(tw_stop(tw, NULL), TW_EINVAL);
+    BAD(tw_stop(NULL, pend), TW_EINVAL);
+    BAD(tw_advance(NULL, tw_now(tw) + 1), TW_EINVAL);
+    BAD(tw_collect(NULL, tw_now(tw) + 1), TW_EINVAL);
+    BAD(tw_next_expiry(NULL, &d), TW_EINVAL);
+    BAD(tw_next_expiry(tw, NULL), TW_EINVAL);
+    BAD(tw_check(NULL, msg, sizeof msg), TW_EINVAL);
+    BAD(tw_check(NULL, NULL, 0), TW_EINVAL);
+    BAD(tw_destroy(NULL), TW_EINVAL);
+    BAD(tw_create(NULL, &c->cfg), TW_EINVAL);
+    BAD(tw_config_init(NULL, c->scheme), TW_EINVAL);
+    ASSERT_NULL(tw_get_expired(NULL));
+    ASSERT_EQ_U64(tw_count(NULL), 0);
+    ASSERT_EQ_U64(tw_now(NULL), 0);
+    ASSERT_EQ_U64(tw_memory(NULL), 0);
+    ASSERT_EQ_U64(tw_max_interval(NULL), 0);
+    ASSERT_EQ_INT(tw_timer_pending(NULL), 0);
+    tw_timer_init(NULL, tt_cb);          /* no crash */
+    tw_timer_set_callback(NULL, tt_cb);  /* no crash */
+    bg_verify(tw, &b);
+    RETURN_IF_FAILED();
+    /* tw_check() with no room for a message */
+    ASSERT_EQ_INT(tw_check(tw, NULL, 0), 0);
+    ASSERT_EQ_INT(tw_check(tw, msg, 0), 0);
+    ASSERT_EQ_INT(tw_timer_pending(&x.node), 0);
+    ASSERT_EQ_INT(x.fired, 0);
+    bg_finish(c, tw, &b);
+    RETURN_IF_FAILED();
+    ASSERT_EQ_INT(x.fired, 0);
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* ----------------------------------------------------- never initialised */
+
+static void case_not_initialised(struct ctx *c)
+{
+    static const unsigned char fills[] = {0x00, 0xa5, 0x5a, 0xff, 0x01};
+    CREATE(tw);
+    struct bg b;
+    bg_setup(tw, &b);
+    RETURN_IF_FAILED();
+    for (size_t i = 0; i < sizeof fills; i++) {
+        struct tw_timer n, copy;
+        memset(&n, fills[i], sizeof n);
+        memcpy(&copy, &n, sizeof n);
+        BAD(tw_start(tw, &n, 1), TW_ENOTINIT);
+        BAD(tw_start(tw, &n, 0), TW_ENOTINIT);
+        BAD(tw_start_at(tw, &n, tw_now(tw)), TW_ENOTINIT);
+        BAD(tw_stop(tw, &n), TW_ENOTINIT);
+        ASSERT_EQ_INT(tw_timer_pending(&n), 0);
+        if (memcmp(&n, &copy, sizeof n) != 0) {
+            test_fail(__FILE__, __LINE__,
+                      "a refused uninitialised node (fill %#x) was written to", fills[i]);
+            return;
+        }
+        /* still refused after an advance (nothing of it was linked in) */
+        ASSERT_EQ_INT(tw_advance(tw, tw_now(tw)), 1); /* the background's due one */
+        b.t[0].fired = 0;
+        ASSERT_OK(tw_start(tw, &b.t[0].node, 0));
+        bg_verify(tw, &b);
+        RETURN_IF_FAILED();
+    }
+    bg_finish(c, tw, &b);
+    RETURN_IF_FAILED();
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* ---------------------------------------------------- two facilities */
+
+/* A node pending on A is refused by B (start, start_at, stop: TW_EOWNER),
+ * wherever it is on A: in the scheme, due, or in the expired queue. */
+static void case_owner(struct ctx *c)
+{
+    CREATE(a);
+    struct tw *bfac = test_create(c);
+    ASSERT_NOT_NULL(bfac);
+    struct ttimer x, y;
+    tt_init(&x, 1);
+    tt_init(&y, 2);
+    ASSERT_OK(tw_start(bfac, &y.node, 4)); /* B is not empty either */
+    tw_time_t bdl = tw_timer_deadline(&y.node);
+    for (int where = 0; where < 3; where++) {
+        tw_time_t now = tw_now(a);
+        if (where == 0)
+            ASSERT_OK(tw_start(a, &x.node, 10));
+        else if (where == 1)
+            ASSERT_OK(tw_start(a, &x.node, 0));
+        else {
+            ASSERT_OK(tw_start(a, &x.node, 0));
+            ASSERT_EQ_INT(tw_collect(a, now), 1);
+        }
+        tw_time_t dl = tw_timer_deadline(&x.node);
+        ASSERT_EQ_RC(tw_start(bfac, &x.node, 5), TW_EOWNER);
+        ASSERT_EQ_RC(tw_start(bfac, &x.node, 0), TW_EOWNER);
+        ASSERT_EQ_RC(tw_start_at(bfac, &x.node, tw_now(bfac)), TW_EOWNER);
+        ASSERT_EQ_RC(tw_stop(bfac, &x.node), TW_EOWNER);
+        ASSERT_CHECK(a);
+        ASSERT_CHECK(bfac);
+        ASSERT_EQ_U64(tw_count(a), 1);
+        ASSERT_EQ_U64(tw_count(bfac), 1);
+        ASSERT_EQ_INT(tw_timer_pending(&x.node), 1);
+        ASSERT_EQ_U64(tw_timer_deadline(&x.node), dl);
+        ASSERT_EQ_INT(tw_timer_pending(&y.node), 1);
+        ASSERT_EQ_U64(tw_timer_deadline(&y.node), bdl);
+        ASSERT_EQ_U64(tw_now(a), now);
+        /* still A's: it expires on A */
+        if (where == 2) {
+            ASSERT_EQ_PTR(tw_get_expired(a), &x.node);
+        } else {
+            ASSERT_EQ_INT(tw_advance(a, latest_fire(c->scheme, now, dl)), 1);
+            ASSERT_EQ_INT(x.fired, where + 1);
+        }
+        ASSERT_EQ_INT(tw_timer_pending(&x.node), 0);
+        ASSERT_CHECK(a);
+    }
+    /* once idle, B may take it; then A refuses it */
+    ASSERT_OK(tw_start(bfac, &x.node, 2));
+    ASSERT_EQ_RC(tw_stop(a, &x.node), TW_EOWNER);
+    ASSERT_EQ_RC(tw_start(a, &x.node, 2), TW_EOWNER);
+    ASSERT_EQ_INT(tw_stop(bfac, &x.node), 1);
+    ASSERT_EQ_INT(tw_stop(bfac, &y.node), 1);
+    ASSERT_CHECK(a);
+    ASSERT_CHECK(bfac);
+    ASSERT_OK(tw_destroy(a));
+    ASSERT_OK(tw_destroy(bfac));
+}
+
+/* ------------------------------------------------------- configuration */
+
+static void expect_config_refused(struct ctx *c, const struct tw_config *cfg,
+                                  const char *what)
+{
+    struct tw *out = SENTINEL;
+    int rc = tw_create(&out, cfg);
+    if (rc != TW_ECONFIG) {
+        test_fail(__FILE__, __LINE__,
+                  "tw_create(%s, slots %u, levels %u) returned %d (%s), expected TW_ECONFIG",
+                  what, cfg->slots, cfg->levels, rc, tw_err_name(rc));
+        if (rc == 0 && out != SENTINEL && out != NULL)
+            tw_destroy(out);
+        return;
+    }
+    ASSERT_EQ_PTR(out, SENTINEL);
+    (void)c;
+}
+
+static void expect_config_ok(struct ctx *c, const struct tw_config *cfg, const char *what)
+{
+    struct tw *out = NULL;
+    int rc = tw_create(&out, cfg);
+    if (rc != 0) {
+        test_fail(__FILE__, __LINE__,
+                  "tw_create(%s, slots %u, levels %u) returned %d (%s), expected 0", what,
+                  cfg->slots, cfg->levels, rc, tw_err_name(rc));
+        return;
+    }
+    ASSERT_NOT_NULL(out);
+    ASSERT_EQ_INT(tw_get_scheme(out), c->scheme);
+    ASSERT_EQ_U64(tw_now(out), cfg->start);
+    ASSERT_CHECK(out);
+    ASSERT_OK(tw_destroy(out));
+}
+
+/* Bits of time one level of `slots` (a power of two) covers. */
+static unsigned log2u(uint32_t x)
+{
+    unsigned n = 0;
+    while (x > 1) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+}
+
+/* Every mismatch is reported (no early return), so one run lists them all. */
+static void case_config(struct ctx *c)
+{
+    struct tw_config cfg;
+    switch (c->scheme) {
+    case TW_WHEEL:
+    case TW_HASHED:
+    case TW_HASHED_SORTED: {
+        static const uint32_t bad[] = {0, 3, 6, 100, 4095, 4097, 0x80000001u, UINT32_MAX};
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            cfg = c->cfg;
+            cfg.slots = bad[i];
+            expect_config_refused(c, &cfg, c->scheme_name);
+        }
+        static const uint32_t good[] = {16, 64, 4096};
+        for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+            cfg = c->cfg;
+            cfg.slots = good[i];
+            expect_config_ok(c, &cfg, c->scheme_name);
+        }
+        break;
+    }
+    case TW_HIERARCHICAL:
+    case TW_HIERARCHICAL_COARSE: {
+        /* twheel.h: a power of two from 2 (coarse: 16) to 256 */
+        static const uint32_t bad[] = {0, 1, 3, 100, 512, 1024, 0x80000000u, UINT32_MAX};
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            cfg = c->cfg;
+            cfg.slots = bad[i];
+            expect_config_refused(c, &cfg, c->scheme_name);
+        }
+        static const uint32_t coarse_bad[] = {2, 4, 8};
+        for (size_t i = 0; c->scheme == TW_HIERARCHICAL_COARSE && i < 3; i++) {
+            cfg = c->cfg;
+            cfg.slots = coarse_bad[i];
+            expect_config_refused(c, &cfg, c->scheme_name);
+        }
+        static const uint32_t good[] = {2, 4, 8, 16, 64, 256};
+        for (size_t i = c->scheme == TW_HIERARCHICAL_COARSE ? 3 : 0;
+             i < sizeof good / sizeof good[0]; i++) {
+            cfg = c->cfg;
+            cfg.slots = good[i];
+            cfg.levels = 0;
+            expect_config_ok(c, &cfg, c->scheme_name);
+            cfg.levels = 1; /* one level never covers 64 bits */
+            expect_config_refused(c, &cfg, c->scheme_name);
+            if (c->scheme == TW_HIERARCHICAL) {
+                /* levels of S-slot wheels, each S times coarser: 64 bits
+                 * need ceil(64 / log2 S) levels, and one fewer is refused */
+                unsigned bits = log2u(good[i]);
+                uint32_t need = (64 + bits - 1) / bits;
+                cfg.levels = need;
+                expect_config_ok(c, &cfg, c->scheme_name);
+                cfg.levels = need - 1;
+                expect_config_refused(c, &cfg, c->scheme_name);
+            }
+        }
+        /* Absurd level counts: the header says levels is 0 or exactly what
+         * covers 64 bits. */
+        static const uint32_t absurd[] = {1000, 0x10000, UINT32_MAX};
+        for (size_t i = 0; i < sizeof absurd / sizeof absurd[0]; i++) {
+            cfg = c->cfg;
+            cfg.levels = absurd[i];
+            expect_config_refused(c, &cfg, c->scheme_name);
+        }
+        break;
+    }
+    default: {
+        /* list, ordered, heap: slots are ignored */
+        static const uint32_t any[] = {0, 3, UINT32_MAX};
+        for (size_t i = 0; i < sizeof any / sizeof any[0]; i++) {
+            cfg = c->cfg;
+            cfg.slots = any[i];
+            expect_config_ok(c, &cfg, c->scheme_name);
+        }
+        break;
+    }
+    }
+    /* an allocator missing a function is not a configuration to accept */
+    struct tw_allocator broken = {NULL, NULL, NULL, NULL};
+    cfg = c->cfg;
+    cfg.allocator = &broken;
+    struct tw *out = SENTINEL;
+    int rc = tw_create(&out, &cfg);
+    ASSERT_TRUE(rc == TW_ECONFIG || rc == TW_EINVAL);
+    ASSERT_EQ_PTR(out, SENTINEL);
+}
+
+/* ------------------------------------------------------------ wheel range */
+
+static void case_range(struct ctx *c)
+{
+    CREATE(tw);
+    tw_time_t maxi = tw_max_interval(tw);
+    struct ttimer x, y;
+    tt_init(&x, 1);
+    tt_init(&y, 2);
+    if (c->scheme != TW_WHEEL) {
+        ASSERT_EQ_U64(maxi, TW_TIME_MAX);
+        ASSERT_OK(tw_start(tw, &x.node, TW_TIME_MAX));
+        ASSERT_EQ_U64(tw_timer_deadline(&x.node), TW_TIME_MAX);
+        ASSERT_OK(tw_start_at(tw, &y.node, TW_TIME_MAX));
+        ASSERT_CHECK(tw);
+        ASSERT_EQ_INT(tw_stop(tw, &x.node), 1);
+        ASSERT_EQ_INT(tw_stop(tw, &y.node), 1);
+        ASSERT_OK(tw_destroy(tw));
+        return;
+    }
+    ASSERT_EQ_U64(maxi, c->cfg.slots);
+    struct bg b;
+    bg_setup(tw, &b);
+    RETURN_IF_FAILED();
+    tw_time_t now = tw_now(tw);
+
+    /* refused: nothing started */
+    BAD(tw_start(tw, &x.node, maxi + 1), TW_ERANGE);
+    BAD(tw_start(tw, &x.node, 1ull << 40), TW_ERANGE);
+    BAD(tw_start_at(tw, &x.node, now + maxi + 1), TW_ERANGE);
+    BAD(tw_start_at(tw, &x.node, sat_add(now, 1ull << 40)), TW_ERANGE);
+    BAD(tw_start_at(tw, &x.node, TW_TIME_MAX), TW_ERANGE);
+    ASSERT_EQ_INT(tw_timer_pending(&x.node), 0);
+
+    /* re-arm refused: the timer stays pending with its old deadline, whether
+     * it was in the wheel or due */
+    for (int v = 0; v < 2; v++) {
+        ASSERT_OK(tw_start(tw, &y.node, v ? 0 : 5));
+        tw_time_t dy = tw_timer_deadline(&y.node);
+        b.count++;
+        b.rc_next = tw_next_expiry(tw, &b.next);
+        BAD(tw_start(tw, &y.node, maxi + 1), TW_ERANGE);
+        BAD(tw_start_at(tw, &y.node, now + maxi + 7), TW_ERANGE);
+        ASSERT_EQ_INT(tw_timer_pending(&y.node), 1);
+        ASSERT_EQ_U64(tw_timer_deadline(&y.node), dy);
+        ASSERT_EQ_INT(tw_stop(tw, &y.node), 1);
+        b.count--;
+        b.rc_next = tw_next_expiry(tw, &b.next);
+    }
+    bg_verify(tw, &b);
+    RETURN_IF_FAILED();
+
+    /* the limit itself is accepted and fires on time */
+    ASSERT_OK(tw_start(tw, &x.node, maxi));
+    ASSERT_EQ_U64(tw_timer_deadline(&x.node), now + maxi);
+    ASSERT_OK(tw_start_at(tw, &y.node, now + maxi));
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_INT(tw_advance(tw, now + maxi - 1), NBG - 1); /* the background */
+    ASSERT_EQ_INT(x.fired + y.fired, 0);
+    ASSERT_EQ_INT(b.t[NBG - 1].fired, 0); /* its interval is maxi too */
+    ASSERT_EQ_INT(tw_advance(tw, now + maxi), 3);
+    ASSERT_EQ_INT(x.fired, 1);
+    ASSERT_EQ_INT(y.fired, 1);
+    /* the range moves with the clock */
+    now = tw_now(tw);
+    ASSERT_OK(tw_start(tw, &x.node, maxi));
+    ASSERT_EQ_RC(tw_start_at(tw, &y.node, now + maxi + 1), TW_ERANGE);
+    ASSERT_EQ_INT(tw_advance(tw, now + 1), 0);
+    ASSERT_OK(tw_start_at(tw, &y.node, now + maxi + 1));
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_INT(tw_advance(tw, now + maxi + 1), 2);
+    ASSERT_OK(tw_destroy(tw));
+
+    /* a small wheel */
+    struct tw_config cfg = c->cfg;
+    cfg.slots = 16;
+    struct tw *w = NULL;
+    ASSERT_OK(tw_create(&w, &cfg));
+    ASSERT_EQ_U64(tw_max_interval(w), 16);
+    ASSERT_OK(tw_start(w, &x.node, 16));
+    ASSERT_EQ_RC(tw_start(w, &y.node, 17), TW_ERANGE);
+    ASSERT_EQ_INT(tw_timer_pending(&y.node), 0);
+    ASSERT_CHECK(w);
+    ASSERT_OK(tw_destroy(w));
+}
+
+/* ------------------------------------------------------------ allocators */
+
+static void check_alloc_clean(const struct test_alloc *ta)
+{
+    ASSERT_EQ_U64(ta->outstanding, 0);
+    ASSERT_EQ_U64(ta->nblocks, 0);
+    ASSERT_EQ_U64(ta->size_errors, 0);
+    ASSERT_EQ_U64(ta->unknown_ptrs, 0);
+}
+
+/* tw_create() with an allocator that fails after k calls: TW_ENOMEM, *out
+ * untouched, nothing leaked; from some k on, success. */
+static void case_alloc_fail_create(struct ctx *c)
+{
+    for (int with_realloc = 0; with_realloc < 2; with_realloc++) {
+        int ok_at = -1;
+        for (long k = 0; k < 16 && ok_at < 0; k++) {
+            struct test_alloc ta;
+            test_alloc_init(&ta, with_realloc);
+            ta.fail_after = k;
+            struct tw_config cfg = c->cfg;
+            cfg.allocator = &ta.a;
+            struct tw *out = SENTINEL;
+            int rc = tw_create(&out, &cfg);
+            if (rc == 0) {
+                ASSERT_NE_U64((uintptr_t)out, (uintptr_t)SENTINEL);
+                ASSERT_NOT_NULL(out);
+                ASSERT_EQ_U64(tw_memory(out), ta.outstanding);
+                ASSERT_OK(tw_destroy(out));
+                ok_at = (int)k;
+            } else {
+                ASSERT_EQ_RC(rc, TW_ENOMEM);
+                ASSERT_EQ_PTR(out, SENTINEL);
+            }
+            check_alloc_clean(&ta);
+            RETURN_IF_FAILED();
+        }
+        ASSERT_GT_INT(ok_at, 0); /* k = 0 fails, and some k succeeds */
+    }
+}
+
+/* heap: tw_start() of many timers with an allocator that has stopped
+ * working eventually returns TW_ENOMEM with everything intact, and works
+ * again once the allocator does.  Every other scheme never asks its
+ * allocator for anything after tw_create(). */
+static void case_alloc_fail_start(struct ctx *c)
+{
+    enum { N = 3000 };
+    for (int with_realloc = 0; with_realloc < 2; with_realloc++) {
+        struct test_alloc ta;
+        test_alloc_init(&ta, with_realloc);
+        struct tw_config cfg = c->cfg;
+        cfg.allocator = &ta.a;
+        struct tw *tw = NULL;
+        ASSERT_OK(tw_create(&tw, &cfg));
+        struct ttimer *t = malloc(N * sizeof *t);
+        ASSERT_NOT_NULL(t);
+        for (int i = 0; i < N; i++)
+            tt_init(&t[i], i);
+        ta.fail_after = 0;
+        unsigned long calls0 = ta.calls;
+        tw_time_t now = tw_now(tw);
+        int started = 0, refused = -1;
+        for (int i = 0; i < N; i++) {
+            tw_time_t iv = cap_interval(tw, 1 + (tw_time_t)(i * 7919) % 100000);
+            int rc = tw_start(tw, &t[i].node, iv);
+            if (rc == TW_ENOMEM) {
+                refused = i;
+                break;
+            }
+            ASSERT_OK(rc);
+            started++;
+        }
+        ASSERT_CHECK(tw);
+        if (c->scheme != TW_HEAP) {
+            ASSERT_EQ_INT(started, N);
+            ASSERT_EQ_U64(ta.calls, calls0); /* never asked */
+        } else {
+            ASSERT_GE_INT(refused, 0);
+            struct ttimer *f = &t[refused];
+            ASSERT_EQ_INT(tw_timer_pending(&f->node), 0);
+            ASSERT_EQ_U64(tw_count(tw), (uint64_t)started);
+            ASSERT_EQ_RC(tw_start_at(tw, &f->node, now + 5), TW_ENOMEM);
+            ASSERT_EQ_INT(tw_timer_pending(&f->node), 0);
+            ASSERT_EQ_U64(tw_count(tw), (uint64_t)started);
+            ASSERT_CHECK(tw);
+            for (int i = 0; i < started; i++) {
+                ASSERT_EQ_INT(tw_timer_pending(&t[i].node), 1);
+                ASSERT_EQ_U64(tw_timer_deadline(&t[i].node),
+                              sat_add(now, cap_interval(tw, 1 + (tw_time_t)(i * 7919) % 100000)));
+            }
+            /* re-arming a pending timer either works or changes nothing */
+            tw_time_t d0 = tw_timer_deadline(&t[0].node);
+            int rc = tw_start(tw, &t[0].node, 3);
+            if (rc == TW_ENOMEM)
+                ASSERT_EQ_U64(tw_timer_deadline(&t[0].node), d0);
+            else
+                ASSERT_OK(rc);
+            ASSERT_EQ_INT(tw_timer_pending(&t[0].node), 1);
+            ASSERT_EQ_U64(tw_count(tw), (uint64_t)started);
+            ASSERT_EQ_U64(tw_memory(tw), ta.outstanding);
+            ASSERT_CHECK(tw);
+            /* the allocator works again */
+            ta.fail_after = -1;
+            ASSERT_OK(tw_start(tw, &f->node, 5));
+            ASSERT_EQ_U64(tw_count(tw), (uint64_t)started + 1);
+            for (int i = refused + 1; i < N; i++)
+                ASSERT_OK(tw_start(tw, &t[i].node, cap_interval(tw, 1 + (tw_time_t)i)));
+            started = N;
+            ASSERT_CHECK(tw);
+            ASSERT_EQ_U64(tw_memory(tw), ta.outstanding);
+            ta.fail_after = 0; /* shrinking may fail: harmless */
+        }
+        /* stop half, fire the rest, with the allocator failing */
+        for (int i = 0; i < started; i += 2)
+            ASSERT_EQ_INT(tw_stop(tw, &t[i].node), 1);
+        ASSERT_CHECK(tw);
+        ASSERT_EQ_INT(tw_advance(tw, TW_TIME_MAX), started / 2);
+        ASSERT_CHECK(tw);
+        ASSERT_EQ_U64(tw_count(tw), 0);
+        ASSERT_EQ_U64(tw_memory(tw), ta.outstanding);
+        if (c->scheme != TW_HEAP)
+            ASSERT_EQ_U64(ta.calls, calls0);
+        ASSERT_OK(tw_destroy(tw));
+        check_alloc_clean(&ta);
+        free(t);
+    }
+}
+
+/* A counting allocator: tw_memory() is what the allocator has handed out,
+ * through growth and shrinking, and everything is freed at tw_destroy()
+ * with the size it was allocated with, pending timers or not. */
+static void case_alloc_counting(struct ctx *c)
+{
+    enum { N = 3000 };
+    struct ttimer *t = malloc(N * sizeof *t);
+    ASSERT_NOT_NULL(t);
+    for (int with_realloc = 0; with_realloc < 2; with_realloc++) {
+        struct test_alloc ta;
+        test_alloc_init(&ta, with_realloc);
+        struct tw_config cfg = c->cfg;
+        cfg.allocator = &ta.a;
+        struct tw *tw = NULL;
+        ASSERT_OK(tw_create(&tw, &cfg));
+        ASSERT_GT_U64(ta.outstanding, 0);
+        ASSERT_EQ_U64(tw_memory(tw), ta.outstanding);
+        for (int i = 0; i < N; i++) {
+            tt_init(&t[i], i);
+            ASSERT_OK(tw_start(tw, &t[i].node, cap_interval(tw, (tw_time_t)i * 13 + 1)));
+            if (i % 97 == 0)
+                ASSERT_EQ_U64(tw_memory(tw), ta.outstanding);
+        }
+        ASSERT_EQ_U64(tw_memory(tw), ta.outstanding);
+        ASSERT_CHECK(tw);
+        for (int i = 0; i < N; i += 3) {
+            ASSERT_EQ_INT(tw_stop(tw, &t[i].node), 1);
+            if (i % 97 == 0)
+                ASSERT_EQ_U64(tw_memory(tw), ta.outstanding);
+        }
+        ASSERT_GE_INT(tw_advance(tw, sat_add(tw_now(tw), 5000)), 0);
+        ASSERT_EQ_U64(tw_memory(tw), ta.outstanding);
+        ASSERT_CHECK(tw);
+        if (with_realloc) {
+            /* the rest fire */
+            ASSERT_GE_INT(tw_advance(tw, TW_TIME_MAX), 0);
+            ASSERT_EQ_U64(tw_count(tw), 0);
+            ASSERT_EQ_U64(tw_memory(tw), ta.outstanding);
+        }
+        /* (without realloc some are still pending at destroy) */
+        ASSERT_OK(tw_destroy(tw));
+        check_alloc_clean(&ta);
+        ASSERT_GE_U64(ta.frees, 1);
+        RETURN_IF_FAILED();
+    }
+    free(t);
+}
+
+/* ------------------------------------------------------------------ api */
+
+static void case_errors(struct ctx *c)
+{
+    static const struct {
+        int code;
+        const char *name;
+        const char *msg;
+    } errs[] = {
+#define E_(name, value, msg) {TW_##name, "TW_" #name, msg},
+        TW_ERRNO_MAP(E_)
+#undef E_
+    };
+    (void)c;
+    size_t n = sizeof errs / sizeof errs[0];
+    ASSERT_EQ_U64(n, 9);
+    for (size_t i = 0; i < n; i++) {
+        ASSERT_LT_INT(errs[i].code, 0);
+        ASSERT_EQ_STR(tw_err_name(errs[i].code), errs[i].name);
+        ASSERT_EQ_STR(tw_strerror(errs[i].code), errs[i].msg);
+        ASSERT_GT_U64(strlen(errs[i].msg), 0);
+        for (size_t j = 0; j < i; j++) {
+            ASSERT_NE_INT(errs[i].code, errs[j].code);
+            ASSERT_TRUE(strcmp(errs[i].msg, errs[j].msg) != 0);
+        }
+    }
+    ASSERT_EQ_STR(tw_strerror(0), "success");
+    ASSERT_EQ_STR(tw_err_name(0), "TW_OK");
+    ASSERT_EQ_STR(tw_err_name(TW_OK), "TW_OK");
+    static const int unknown[] = {1, 2, 100, -10, -100, -1000, INT_MIN, INT_MAX};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        ASSERT_EQ_STR(tw_strerror(unknown[i]), "unknown error");
+        const char *nm = tw_err_name(unknown[i]);
+        ASSERT_NOT_NULL(nm);
+        for (size_t j = 0; j < n; j++)
+            ASSERT_TRUE(strcmp(nm, errs[j].name) != 0);
+        ASSERT_TRUE(strcmp(nm, "TW_OK") != 0);
+    }
+}
+
+static void case_scheme_names(struct ctx *c)
+{
+    static const char *const names[TW_SCHEME_COUNT] = {
+        "list", "ordered", "heap", "wheel", "hashed_sorted", "hashed", "hierarchical",
+        "hierarchical_coarse",
+    };
+    (void)c;
+    ASSERT_EQ_INT(TW_SCHEME_COUNT, 8);
+    int available = 0;
+    for (int s = 0; s < TW_SCHEME_COUNT; s++) {
+        ASSERT_EQ_STR(tw_scheme_name((enum tw_scheme)s), names[s]);
+        ASSERT_EQ_INT(tw_scheme_from_name(names[s]), s);
+        available += tw_scheme_available((enum tw_scheme)s);
+    }
+    ASSERT_GT_INT(available, 0);
+    ASSERT_NULL(tw_scheme_name(TW_SCHEME_COUNT));
+    ASSERT_NULL(tw_scheme_name((enum tw_scheme)100));
+    ASSERT_NULL(tw_scheme_name((enum tw_scheme)-1));
+    ASSERT_EQ_RC(tw_scheme_from_name(NULL), TW_EINVAL);
+    ASSERT_EQ_RC(tw_scheme_from_name(""), TW_EINVAL);
+    ASSERT_EQ_RC(tw_scheme_from_name("no such scheme"), TW_EINVAL);
+    ASSERT_EQ_RC(tw_scheme_from_name("hierarchical_coarse_"), TW_EINVAL);
+    ASSERT_EQ_INT(tw_scheme_available(TW_SCHEME_COUNT), 0);
+    ASSERT_EQ_INT(tw_scheme_available((enum tw_scheme)-1), 0);
+}
+
+static void case_version(struct ctx *c)
+{
+    char buf[64];
+    (void)c;
+    snprintf(buf, sizeof buf, "%d.%d.%d", TW_VERSION_MAJOR, TW_VERSION_MINOR,
+             TW_VERSION_PATCH);
+    ASSERT_EQ_STR(tw_version(), buf);
+    ASSERT_EQ_U64(tw_version_hex(), TW_VERSION_HEX);
+}
+
+static void case_config_global(struct ctx *c)
+{
+    struct tw_config cfg;
+    (void)c;
+    ASSERT_EQ_RC(tw_config_init(NULL, TW_LIST), TW_EINVAL);
+    ASSERT_EQ_RC(tw_config_init(&cfg, TW_SCHEME_COUNT), TW_EINVAL);
+    ASSERT_EQ_RC(tw_config_init(&cfg, (enum tw_scheme)-1), TW_EINVAL);
+    for (int s = 0; s < TW_SCHEME_COUNT; s++) {
+        memset(&cfg, 0xee, sizeof cfg);
+        ASSERT_OK(tw_config_init(&cfg, (enum tw_scheme)s));
+        ASSERT_EQ_INT(cfg.scheme, s);
+        ASSERT_EQ_U64(cfg.start, 0);
+        ASSERT_NULL(cfg.allocator);
+        ASSERT_EQ_U64(cfg.levels, 0);
+        switch (s) {
+        case TW_WHEEL:
+        case TW_HASHED:
+        case TW_HASHED_SORTED:
+            ASSERT_EQ_U64(cfg.slots, 4096);
+            break;
+        case TW_HIERARCHICAL:
+        case TW_HIERARCHICAL_COARSE:
+            ASSERT_EQ_U64(cfg.slots, 64);
+            break;
+        default:
+            break;
+        }
+        struct tw *out = SENTINEL;
+        int rc = tw_create(&out, &cfg);
+        if (tw_scheme_available((enum tw_scheme)s)) {
+            ASSERT_OK(rc);
+            ASSERT_EQ_INT(tw_get_scheme(out), s);
+            ASSERT_EQ_U64(tw_count(out), 0);
+            ASSERT_EQ_U64(tw_now(out), 0);
+            ASSERT_GT_U64(tw_memory(out), 0);
+            ASSERT_CHECK(out);
+            ASSERT_OK(tw_destroy(out));
+        } else {
+            /* a scheme this build does not have is refused */
+            ASSERT_EQ_RC(rc, TW_ECONFIG);
+            ASSERT_EQ_PTR(out, SENTINEL);
+        }
+    }
+    /* unknown scheme numbers */
+    static const int bad[] = {TW_SCHEME_COUNT, TW_SCHEME_COUNT + 1, 99, -1, INT_MAX};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ASSERT_OK(tw_config_init(&cfg, TW_LIST));
+        cfg.scheme = (enum tw_scheme)bad[i];
+        struct tw *out = SENTINEL;
+        ASSERT_EQ_RC(tw_create(&out, &cfg), TW_ECONFIG);
+        ASSERT_EQ_PTR(out, SENTINEL);
+    }
+    /* NULL configuration: the hierarchical defaults */
+    struct tw *out = SENTINEL;
+    int rc = tw_create(&out, NULL);
+    if (tw_scheme_available(TW_HIERARCHICAL)) {
+        ASSERT_OK(rc);
+        ASSERT_EQ_INT(tw_get_scheme(out), TW_HIERARCHICAL);
+        ASSERT_OK(tw_destroy(out));
+    } else {
+        ASSERT_LT_INT(rc, 0);
+        ASSERT_EQ_PTR(out, SENTINEL);
+    }
+    ASSERT_EQ_RC(tw_create(NULL, NULL), TW_EINVAL);
+}
+
+const struct test_case test_suite_badinput[] = {
+    {"null_args", case_null_args, 1},
+    {"not_initialised", case_not_initialised, 1},
+    {"owner", case_owner, 1},
+    {"config", case_config, 0},
+    {"range", case_range, 1},
+    {"alloc_fail_create", case_alloc_fail_create, 0},
+    {"alloc_fail_start", case_alloc_fail_start, 1},
+    {"alloc_counting", case_alloc_counting, 0},
+};
+const size_t test_suite_badinput_count =
+    sizeof test_suite_badinput / sizeof test_suite_badinput[0];
+
+const struct test_case test_suite_api[] = {
+    {"errors", case_errors, 0},
+    {"scheme_names", case_scheme_names, 0},
+    {"version", case_version, 0},
+    {"config_global", case_config_global, 0},
+};
+const size_t test_suite_api_count = sizeof test_suite_api / sizeof test_suite_api[0];

@@ -1,0 +1,1281 @@
+/*
+ * test_cases.c -- the edge cases of SPEC section 2, each its own case, run
+ * against every available scheme at every start clock.
+ *
+ * Timing words used below: "exact" schemes fire a timer in the very advance
+ * whose `now` first reaches its deadline; hierarchical_coarse may fire later,
+ * by latest_fire() (test_util.c), but never before the deadline.  Cases that
+ * need a firing advance therefore advance to fire_by(), which is the deadline
+ * for exact schemes and latest_fire() for the coarse one.
+ */
+#include "test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CREATE(name)                      \
+    struct tw *name = test_create(c);     \
+    if (name == NULL)                     \
+        return
+
+/* The advance that must have fired a timer with `deadline` armed at
+ * `armed_at`, given the current time `now`. */
+static tw_time_t fire_by(const struct ctx *c, tw_time_t armed_at, tw_time_t deadline,
+                         tw_time_t now)
+{
+    return max_u64(latest_fire(c->scheme, armed_at, deadline), now);
+}
+
+/* Advance so that pending `x`, armed at `armed_at`, fires: nothing of it at
+ * the tick before its deadline, then exactly at the deadline (exact schemes)
+ * or by latest_fire() (coarse), exactly once. */
+static void fire_one(struct ctx *c, struct tw *tw, struct ttimer *x, tw_time_t armed_at)
+{
+    tw_time_t dl = tw_timer_deadline(&x->node);
+    int before = x->fired;
+    ASSERT_TRUE(tw_timer_pending(&x->node));
+    if (dl > tw_now(tw)) {
+        ASSERT_GE_INT(tw_advance(tw, dl - 1), 0);
+        ASSERT_CHECK(tw);
+        ASSERT_EQ_INT(x->fired, before); /* never early */
+        ASSERT_TRUE(tw_timer_pending(&x->node));
+    }
+    tw_time_t now = tw_now(tw);
+    tw_time_t to = fire_by(c, armed_at, dl, now);
+    ASSERT_GE_INT(tw_advance(tw, to), 1);
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_INT(x->fired, before + 1);
+    ASSERT_GE_U64(x->fired_at, dl);
+    if (scheme_exact(c->scheme))
+        ASSERT_EQ_U64(x->fired_at, max_u64(dl, now));
+}
+
+/* ----------------------------------------------------- due immediately */
+
+static void case_zero_interval(struct ctx *c)
+{
+    CREATE(tw);
+    struct ttimer a;
+    tt_init(&a, 1);
+    tw_time_t now = tw_now(tw);
+    ASSERT_EQ_U64(now, c->start);
+
+    ASSERT_OK(tw_start(tw, &a.node, 0));
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_INT(tw_timer_pending(&a.node), 1);
+    ASSERT_EQ_U64(tw_timer_deadline(&a.node), now);
+    ASSERT_EQ_U64(tw_count(tw), 1);
+    tw_time_t ne = 0;
+    ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 1);
+    ASSERT_EQ_U64(ne, now);
+
+    /* An advance to the same now fires it, once. */
+    ASSERT_EQ_INT(tw_advance(tw, now), 1);
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_INT(a.fired, 1);
+    ASSERT_EQ_U64(a.fired_at, now);
+    ASSERT_EQ_INT(tw_timer_pending(&a.node), 0);
+    ASSERT_EQ_U64(tw_count(tw), 0);
+    ASSERT_EQ_INT(tw_advance(tw, now), 0);
+    ASSERT_EQ_INT(a.fired, 1);
+
+    /* An advance to a later now fires it too, at that now. */
+    ASSERT_OK(tw_start(tw, &a.node, 0));
+    ASSERT_EQ_INT(tw_advance(tw, sat_add(now, 1)), 1);
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_INT(a.fired, 2);
+    ASSERT_EQ_U64(a.fired_at, sat_add(now, 1));
+
+    /* start_at(now) is the same thing. */
+    now = tw_now(tw);
+    ASSERT_OK(tw_start_at(tw, &a.node, now));
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_U64(tw_timer_deadline(&a.node), now);
+    ASSERT_EQ_INT(tw_advance(tw, now), 1);
+    ASSERT_EQ_INT(a.fired, 3);
+    ASSERT_CHECK(tw);
+    ASSERT_OK(tw_destroy(tw));
+}
+
+static void case_past_deadline(struct ctx *c)
+{
+    CREATE(tw);
+    struct ttimer a, b, d;
+    tt_init(&a, 1);
+    tt_init(&b, 2);
+    tt_init(&d, 3);
+    ASSERT_EQ_INT(tw_advance(tw, sat_add(c->start, 1000)), 0);
+    ASSERT_CHECK(tw);
+    tw_time_t now = tw_now(tw);
+
+    ASSERT_OK(tw_start_at(tw, &a.node, now - 500));
+    ASSERT_OK(tw_start_at(tw, &b.node, 0));
+    ASSERT_OK(tw_start_at(tw, &d.node, now - 1));
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_U64(tw_count(tw), 3);
+    ASSERT_EQ_U64(tw_timer_deadline(&a.node), now - 500);
+    ASSERT_EQ_U64(tw_timer_deadline(&b.node), 0);
+    ASSERT_EQ_U64(tw_timer_deadline(&d.node), now - 1);
+    tw_time_t ne = 1;
+    ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 1);
+    ASSERT_EQ_U64(ne, 0); /* a due timer gives its own deadline */
+
+    ASSERT_EQ_INT(tw_advance(tw, now), 3);
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_INT(a.fired, 1);
+    ASSERT_EQ_INT(b.fired, 1);
+    ASSERT_EQ_INT(d.fired, 1);
+    ASSERT_EQ_U64(a.fired_at, now);
+    /* After firing, the deadline is the one it fired for. */
+    ASSERT_EQ_U64(tw_timer_deadline(&a.node), now - 500);
+    ASSERT_EQ_U64(tw_count(tw), 0);
+    ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 0);
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* ---------------------------------------------------------- saturation */
+
+static void case_saturation(struct ctx *c)
+{
+    CREATE(tw);
+    struct ttimer t[8];
+    for (int i = 0; i < 8; i++)
+        tt_init(&t[i], i);
+    tw_time_t maxi = tw_max_interval(tw);
+    tw_time_t now0 = tw_now(tw);
+    int early = 0; /* timers started at now0 */
+
+    if (maxi == TW_TIME_MAX) {
+        /* From any clock: the longest interval saturates at the end of time. */
+        ASSERT_OK(tw_start(tw, &t[0].node, TW_TIME_MAX));
+        ASSERT_EQ_U64(tw_timer_deadline(&t[0].node), TW_TIME_MAX);
+        ASSERT_OK(tw_start_at(tw, &t[1].node, TW_TIME_MAX));
+        ASSERT_EQ_U64(tw_timer_deadline(&t[1].node), TW_TIME_MAX);
+        early = 2;
+        ASSERT_CHECK(tw);
+    }
+    /* Near the end of time, intervals that overflow saturate. */
+    tw_time_t near = TW_TIME_MAX - 1000;
+    if (near > now0)
+        ASSERT_EQ_INT(tw_advance(tw, near), 0);
+    ASSERT_CHECK(tw);
+    tw_time_t now = tw_now(tw);
+    tw_time_t left = TW_TIME_MAX - now;
+    ASSERT_OK(tw_start(tw, &t[2].node, cap_interval(tw, TW_TIME_MAX - 5)));
+    ASSERT_EQ_U64(tw_timer_deadline(&t[2].node),
+                  sat_add(now, cap_interval(tw, TW_TIME_MAX - 5)));
+    ASSERT_OK(tw_start(tw, &t[3].node, cap_interval(tw, left + 1000)));
+    ASSERT_EQ_U64(tw_timer_deadline(&t[3].node), TW_TIME_MAX);
+    ASSERT_OK(tw_start(tw, &t[4].node, left)); /* exactly the end, no overflow */
+    ASSERT_EQ_U64(tw_timer_deadline(&t[4].node), TW_TIME_MAX);
+    ASSERT_OK(tw_start(tw, &t[5].node, left - 1));
+    ASSERT_EQ_U64(tw_timer_deadline(&t[5].node), TW_TIME_MAX - 1);
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_U64(tw_count(tw), (uint64_t)early + 4);
+
+    /* Nothing fires before its tick. */
+    ASSERT_GE_INT(tw_advance(tw, TW_TIME_MAX - 2), 0);
+    ASSERT_CHECK(tw);
+    for (int i = 0; i < 6; i++)
+        ASSERT_EQ_INT(t[i].fired, 0);
+    int64_t n = tw_advance(tw, TW_TIME_MAX - 1);
+    ASSERT_CHECK(tw);
+    if (scheme_exact(c->scheme)) {
+        ASSERT_EQ_INT(n, 1);
+        ASSERT_EQ_INT(t[5].fired, 1);
+    }
+    for (int i = 0; i < 5; i++)
+        if (tw_timer_deadline(&t[i].node) == TW_TIME_MAX)
+            ASSERT_EQ_INT(t[i].fired, 0);
+    ASSERT_GE_INT(tw_advance(tw, TW_TIME_MAX), 1);
+    ASSERT_CHECK(tw);
+    for (int i = 0; i < 6; i++) {
+        if (i < 2 && i >= early)
+            continue;
+        ASSERT_EQ_INT(t[i].fired, 1);
+        ASSERT_GE_U64(t[i].fired_at, tw_timer_deadline(&t[i].node));
+    }
+    ASSERT_EQ_U64(tw_count(tw), 0);
+
+    /* At the end of time every start is due at once, and fires at the next
+     * advance (which can only be to TW_TIME_MAX again). */
+    ASSERT_OK(tw_start(tw, &t[6].node, 5));
+    ASSERT_EQ_U64(tw_timer_deadline(&t[6].node), TW_TIME_MAX);
+    ASSERT_OK(tw_start(tw, &t[7].node, 0));
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_INT(tw_advance(tw, TW_TIME_MAX), 2);
+    ASSERT_EQ_INT(t[6].fired, 1);
+    ASSERT_EQ_INT(t[7].fired, 1);
+    ASSERT_EQ_INT(tw_advance(tw, TW_TIME_MAX), 0);
+    ASSERT_CHECK(tw);
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* ------------------------------------------------------ firing on time */
+
+static void case_exact_fire(struct ctx *c)
+{
+    static const tw_time_t ivs[] = {
+        1, 2, 3, 7, 63, 64, 65, 255, 256, 257, 4095, 4096, 4097, 65536, 1u << 20,
+        (1ull << 32) + 3, 1ull << 40, (1ull << 62) + 12345,
+    };
+    CREATE(tw);
+    struct ttimer a;
+    tt_init(&a, 1);
+    for (size_t i = 0; i < sizeof ivs / sizeof ivs[0]; i++) {
+        if (ivs[i] > tw_max_interval(tw))
+            continue;
+        tw_time_t now = tw_now(tw);
+        ASSERT_OK(tw_start(tw, &a.node, ivs[i]));
+        ASSERT_EQ_U64(tw_timer_deadline(&a.node), sat_add(now, ivs[i]));
+        ASSERT_CHECK(tw);
+        fire_one(c, tw, &a, now);
+        RETURN_IF_FAILED();
+        /* And with an offset of the clock that is not a multiple of anything. */
+        if (tw_now(tw) < TW_TIME_MAX - 1000)
+            ASSERT_EQ_INT(tw_advance(tw, tw_now(tw) + 1 + (tw_time_t)i * 37), 0);
+    }
+    ASSERT_EQ_U64(tw_count(tw), 0);
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* Tick by tick over 600 ticks, timers at many intervals fire at their tick. */
+static void case_tick_by_tick(struct ctx *c)
+{
+    enum { N = 40 };
+    CREATE(tw);
+    struct ttimer t[N];
+    tw_time_t now0 = tw_now(tw);
+    for (int i = 0; i < N; i++) {
+        tt_init(&t[i], i);
+        tw_time_t iv = (tw_time_t)((i * 37 + i * i) % 300);
+        ASSERT_OK(tw_start(tw, &t[i].node, iv));
+    }
+    ASSERT_CHECK(tw);
+    for (tw_time_t k = 0; k <= 600; k++) {
+        tw_time_t now = sat_add(now0, k);
+        ASSERT_GE_INT(tw_advance(tw, now), 0);
+        ASSERT_CHECK(tw);
+        for (int i = 0; i < N; i++) {
+            tw_time_t dl = tw_timer_deadline(&t[i].node);
+            if (dl > now)
+                ASSERT_EQ_INT(t[i].fired, 0);
+            else if (scheme_exact(c->scheme) || latest_fire(c->scheme, now0, dl) <= now)
+                ASSERT_EQ_INT(t[i].fired, 1);
+            if (t[i].fired && scheme_exact(c->scheme))
+                ASSERT_EQ_U64(t[i].fired_at, dl);
+        }
+        if (now == TW_TIME_MAX)
+            break;
+    }
+    ASSERT_EQ_U64(tw_count(tw), 0);
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* Uneven steps: a timer fires in the advance that passes its deadline, with
+ * that advance's now. */
+static void case_uneven_steps(struct ctx *c)
+{
+    CREATE(tw);
+    struct ttimer a;
+    tt_init(&a, 1);
+    static const tw_time_t steps[] = {3, 5, 1, 17, 64, 100, 1000, 4000, 9, 2};
+    for (int round = 0; round < 20; round++) {
+        tw_time_t now0 = tw_now(tw);
+        tw_time_t iv = cap_interval(tw, (tw_time_t)(round * 53 + 7));
+        ASSERT_OK(tw_start(tw, &a.node, iv));
+        tw_time_t dl = tw_timer_deadline(&a.node);
+        tw_time_t due_by = fire_by(c, now0, dl, now0);
+        int before = a.fired;
+        for (int k = 0; a.fired == before; k++) {
+            tw_time_t prev = tw_now(tw);
+            tw_time_t to = sat_add(prev, steps[(size_t)(k + round) % 10]);
+            ASSERT_GE_INT(tw_advance(tw, to), 0);
+            ASSERT_CHECK(tw);
+            if (a.fired != before) {
+                ASSERT_LE_U64(dl, to); /* never early */
+                if (scheme_exact(c->scheme))
+                    ASSERT_GT_U64(dl, prev); /* not late either */
+                ASSERT_EQ_U64(a.fired_at, to);
+            } else {
+                ASSERT_LT_U64(to, due_by);
+            }
+            ASSERT_LT_INT(k, 10000);
+        }
+        ASSERT_EQ_INT(a.fired, before + 1);
+    }
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* ----------------------------------------------------------- callbacks */
+
+static void case_cb_stop_self(struct ctx *c)
+{
+    CREATE(tw);
+    struct ttimer a;
+    tt_init(&a, 1);
+    a.action = ACT_STOP_SELF;
+    a.rc = 99;
+    tw_time_t now = tw_now(tw);
+    ASSERT_OK(tw_start(tw, &a.node, 5));
+    fire_one(c, tw, &a, now);
+    RETURN_IF_FAILED();
+    ASSERT_EQ_RC(a.rc, 0); /* it was no longer pending */
+    ASSERT_EQ_INT(tw_timer_pending(&a.node), 0);
+    ASSERT_EQ_U64(tw_count(tw), 0);
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* Two timers due in the same advance each stop the other: whichever runs
+ * first wins and the other never fires.  Once through the scheme (interval
+ * 10), once through the due list (interval 0), once with two deadlines. */
+static void case_cb_stop_other_same_advance(struct ctx *c)
+{
+    CREATE(tw);
+    static const tw_time_t ivs[3][2] = {{10, 10}, {0, 0}, {3, 9}};
+    for (int v = 0; v < 3; v++) {
+        struct ttimer a, b;
+        tt_init(&a, 1);
+        tt_init(&b, 2);
+        a.action = b.action = ACT_STOP_OTHER;
+        a.other = &b;
+        b.other = &a;
+        a.rc = b.rc = 99;
+        tw_time_t now = tw_now(tw);
+        ASSERT_OK(tw_start(tw, &a.node, ivs[v][0]));
+        ASSERT_OK(tw_start(tw, &b.node, ivs[v][1]));
+        tw_time_t to = max_u64(fire_by(c, now, tw_timer_deadline(&a.node), now),
+                               fire_by(c, now, tw_timer_deadline(&b.node), now));
+        if (ivs[v][0] != ivs[v][1] && tw_timer_deadline(&a.node) < TW_TIME_MAX)
+            ASSERT_EQ_INT(tw_advance(tw, tw_timer_deadline(&a.node) - 1), 0);
+        ASSERT_EQ_INT(tw_advance(tw, to), 1);
+        ASSERT_CHECK(tw);
+        ASSERT_EQ_INT(a.fired + b.fired, 1);
+        struct ttimer *w = a.fired ? &a : &b, *l = a.fired ? &b : &a;
+        ASSERT_EQ_RC(w->rc, 1); /* the loser was pending */
+        ASSERT_EQ_INT(l->fired, 0);
+        ASSERT_EQ_INT(tw_timer_pending(&l->node), 0);
+        ASSERT_EQ_U64(tw_count(tw), 0);
+        /* and it stays stopped */
+        ASSERT_EQ_INT(tw_advance(tw, sat_add(to, 100000)), 0);
+        ASSERT_EQ_INT(l->fired, 0);
+    }
+    ASSERT_OK(tw_destroy(tw));
+}
+
+static void case_cb_restart_self(struct ctx *c)
+{
+    CREATE(tw);
+    struct ttimer a;
+    tt_init(&a, 1);
+    a.action = ACT_RESTART_SELF;
+    a.arg = 10;
+    a.budget = 3;
+    tw_time_t armed = tw_now(tw);
+    ASSERT_OK(tw_start(tw, &a.node, 5));
+    for (int k = 0; k < 4; k++) {
+        fire_one(c, tw, &a, armed);
+        RETURN_IF_FAILED();
+        armed = tw_now(tw);
+        ASSERT_EQ_INT(a.fired, k + 1);
+        if (k < 3) {
+            ASSERT_EQ_RC(a.rc, 0);
+            ASSERT_EQ_INT(tw_timer_pending(&a.node), 1);
+            ASSERT_EQ_U64(tw_timer_deadline(&a.node), sat_add(armed, 10));
+            ASSERT_EQ_U64(tw_count(tw), 1);
+        } else {
+            ASSERT_EQ_INT(tw_timer_pending(&a.node), 0);
+            ASSERT_EQ_U64(tw_count(tw), 0);
+        }
+    }
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* Two timers due in the same advance: the first to run re-arms the other,
+ * which then does not fire in this advance but at its new deadline. */
+static void case_cb_restart_other(struct ctx *c)
+{
+    static const tw_time_t rearm[] = {7, 0};
+    CREATE(tw);
+    for (int v = 0; v < 2; v++) {
+        struct ttimer a, b;
+        tt_init(&a, 1);
+        tt_init(&b, 2);
+        a.action = b.action = ACT_RESTART_OTHER;
+        a.other = &b;
+        b.other = &a;
+        a.arg = b.arg = rearm[v];
+        a.budget = b.budget = 1;
+        tw_time_t now = tw_now(tw);
+        ASSERT_OK(tw_start(tw, &a.node, 10));
+        ASSERT_OK(tw_start(tw, &b.node, 10));
+        tw_time_t to = fire_by(c, now, tw_timer_deadline(&a.node), now);
+        ASSERT_EQ_INT(tw_advance(tw, to), 1);
+        ASSERT_CHECK(tw);
+        ASSERT_EQ_INT(a.fired + b.fired, 1);
+        struct ttimer *w = a.fired ? &a : &b, *l = a.fired ? &b : &a;
+        ASSERT_EQ_RC(w->rc, 0);
+        ASSERT_EQ_INT(tw_timer_pending(&l->node), 1);
+        ASSERT_EQ_U64(tw_timer_deadline(&l->node), sat_add(to, rearm[v]));
+        ASSERT_EQ_U64(tw_count(tw), 1);
+        fire_one(c, tw, l, to);
+        RETURN_IF_FAILED();
+        ASSERT_EQ_INT(l->fired, 1);
+        ASSERT_EQ_INT(w->fired, 1);
+        /* l's callback re-armed w in turn (the same rule, one level down) */
+        ASSERT_EQ_RC(l->rc, 0);
+        ASSERT_EQ_INT(tw_timer_pending(&w->node), 1);
+        ASSERT_EQ_INT(tw_stop(tw, &w->node), 1);
+        ASSERT_EQ_U64(tw_count(tw), 0);
+        ASSERT_CHECK(tw);
+    }
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* A callback starts an idle timer with interval 0: it fires on the next
+ * advance, not in this one. */
+static void case_cb_start_new_zero(struct ctx *c)
+{
+    CREATE(tw);
+    struct ttimer a, b;
+    tt_init(&a, 1);
+    tt_init(&b, 2);
+    a.action = ACT_RESTART_OTHER;
+    a.other = &b;
+    a.arg = 0;
+    tw_time_t now = tw_now(tw);
+    ASSERT_OK(tw_start(tw, &a.node, 1));
+    tw_time_t to = fire_by(c, now, tw_timer_deadline(&a.node), now);
+    ASSERT_EQ_INT(tw_advance(tw, to), 1);
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_INT(a.fired, 1);
+    ASSERT_EQ_INT(b.fired, 0);
+    ASSERT_EQ_INT(tw_timer_pending(&b.node), 1);
+    ASSERT_EQ_U64(tw_timer_deadline(&b.node), to);
+    ASSERT_EQ_INT(tw_advance(tw, to), 1);
+    ASSERT_EQ_INT(b.fired, 1);
+    ASSERT_EQ_U64(b.fired_at, to);
+    ASSERT_CHECK(tw);
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* Callbacks free their own (malloc'd) nodes; run under ASan this catches
+ * any touch of a node after its callback. */
+static void case_cb_free_self(struct ctx *c)
+{
+    enum { N = 12 };
+    CREATE(tw);
+    struct ttimer keep[2];
+    tt_init(&keep[0], 100);
+    tt_init(&keep[1], 101);
+    tw_time_t now = tw_now(tw);
+    test_log_reset();
+    for (int i = 0; i < N; i++) {
+        struct ttimer *x = malloc(sizeof *x);
+        ASSERT_NOT_NULL(x);
+        tt_init(x, i);
+        x->action = ACT_FREE_SELF;
+        /* same deadline, next deadline, and due at once */
+        ASSERT_OK(tw_start(tw, &x->node, (tw_time_t)(i % 3)));
+        if (i == N / 2)
+            ASSERT_OK(tw_start(tw, &keep[0].node, 1));
+    }
+    ASSERT_OK(tw_start(tw, &keep[1].node, 2));
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_U64(tw_count(tw), N + 2);
+    tw_time_t to = fire_by(c, now, sat_add(now, 2), now);
+    ASSERT_EQ_INT(tw_advance(tw, to), N + 2);
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_INT(test_log.n, N + 2);
+    int seen[N] = {0};
+    for (int i = 0; i < test_log.n; i++)
+        if (test_log.ids[i] < N)
+            seen[test_log.ids[i]]++;
+    for (int i = 0; i < N; i++)
+        ASSERT_EQ_INT(seen[i], 1);
+    ASSERT_EQ_INT(keep[0].fired, 1);
+    ASSERT_EQ_INT(keep[1].fired, 1);
+    ASSERT_EQ_U64(tw_count(tw), 0);
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* A callback that re-arms itself with interval 0 (or a past deadline) fires
+ * once per advance, never loops inside one. */
+static void case_cb_zero_rearm(struct ctx *c)
+{
+    CREATE(tw);
+    for (int v = 0; v < 3; v++) {
+        struct ttimer a;
+        tt_init(&a, 1);
+        a.budget = 5;
+        if (v == 0) {
+            a.action = ACT_RESTART_SELF;
+            a.arg = 0;
+        } else {
+            a.action = ACT_RESTART_SELF_AT;
+            a.arg = v == 1 ? sat_sub(tw_now(tw), 3) : 0;
+        }
+        tw_time_t now = tw_now(tw);
+        /* first through the scheme when possible, then through the due list */
+        ASSERT_OK(tw_start(tw, &a.node, 4));
+        tw_time_t to = fire_by(c, now, tw_timer_deadline(&a.node), now);
+        ASSERT_EQ_INT(tw_advance(tw, to), 1);
+        ASSERT_CHECK(tw);
+        for (int k = 0; k < 5; k++) {
+            ASSERT_EQ_RC(a.rc, 0);
+            ASSERT_EQ_INT(tw_timer_pending(&a.node), 1);
+            ASSERT_EQ_U64(tw_count(tw), 1);
+            ASSERT_EQ_INT(tw_advance(tw, to), 1); /* the same now: once */
+            ASSERT_CHECK(tw);
+            ASSERT_EQ_INT(a.fired, k + 2);
+        }
+        ASSERT_EQ_INT(tw_timer_pending(&a.node), 0);
+        ASSERT_EQ_INT(tw_advance(tw, to), 0);
+        ASSERT_EQ_INT(a.fired, 6);
+    }
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* tw_advance, tw_collect and tw_destroy on the facility whose callback is
+ * running are refused with TW_EBUSY and change nothing; another facility
+ * can be advanced. */
+static void case_cb_reentrant_busy(struct ctx *c)
+{
+    CREATE(tw);
+    struct tw *tw2 = test_create(c);
+    ASSERT_NOT_NULL(tw2);
+    struct ttimer a, b, other, x2;
+    tt_init(&a, 1);
+    tt_init(&b, 2);
+    tt_init(&other, 3);
+    tt_init(&x2, 4);
+    a.action = ACT_REENTER;
+    a.tw2 = tw2;
+    a.tw2_now = sat_add(tw_now(tw2), 5);
+    a.rc_advance = a.rc_advance_later = a.rc_collect = a.rc_destroy = a.rc_tw2 = 99;
+    tw_time_t now = tw_now(tw);
+    ASSERT_OK(tw_start(tw, &a.node, 2));
+    ASSERT_OK(tw_start(tw, &b.node, 2));
+    ASSERT_OK(tw_start(tw, &other.node, cap_interval(tw, 1000)));
+    ASSERT_OK(tw_start(tw2, &x2.node, 0));
+    tw_time_t to = fire_by(c, now, tw_timer_deadline(&a.node), now);
+    ASSERT_EQ_INT(tw_advance(tw, to), 2);
+    ASSERT_CHECK(tw);
+    ASSERT_CHECK(tw2);
+    ASSERT_EQ_INT(a.fired, 1);
+    ASSERT_EQ_INT(b.fired, 1);
+    ASSERT_EQ_RC(a.rc_advance, TW_EBUSY);
+    ASSERT_EQ_RC(a.rc_advance_later, TW_EBUSY);
+    ASSERT_EQ_RC(a.rc_collect, TW_EBUSY);
+    ASSERT_EQ_RC(a.rc_destroy, TW_EBUSY);
+    ASSERT_EQ_INT(a.rc_tw2, 1);
+    ASSERT_EQ_INT(x2.fired, 1);
+    ASSERT_EQ_U64(tw_now(tw), to);
+    ASSERT_EQ_U64(tw_now(tw2), a.tw2_now);
+    /* the facility still works */
+    ASSERT_EQ_INT(other.fired, 0);
+    ASSERT_EQ_INT(tw_timer_pending(&other.node), 1);
+    ASSERT_EQ_U64(tw_count(tw), 1);
+    fire_one(c, tw, &other, now);
+    RETURN_IF_FAILED();
+    ASSERT_OK(tw_destroy(tw));
+    ASSERT_OK(tw_destroy(tw2));
+}
+
+/* Inside a callback: the facility's time is the advance's now, the timer is
+ * idle with the deadline it fired for, tw_count() still counts the due
+ * timers that have not run yet, which are still pending. */
+static void case_cb_context(struct ctx *c)
+{
+    CREATE(tw);
+    struct ttimer a, b;
+    tt_init(&a, 1);
+    tt_init(&b, 2);
+    a.action = b.action = ACT_INSPECT;
+    a.other = &b;
+    b.other = &a;
+    tw_time_t now = tw_now(tw);
+    ASSERT_OK(tw_start(tw, &a.node, 3));
+    ASSERT_OK(tw_start(tw, &b.node, 3));
+    tw_time_t dl = tw_timer_deadline(&a.node);
+    tw_time_t to = sat_add(fire_by(c, now, dl, now), 2);
+    ASSERT_EQ_INT(tw_advance(tw, to), 2);
+    ASSERT_CHECK(tw);
+    struct ttimer *first = test_log_first(&a, &b);
+    ASSERT_NOT_NULL(first);
+    struct ttimer *second = first == &a ? &b : &a;
+    ASSERT_EQ_U64(a.fired_at, to);
+    ASSERT_EQ_U64(b.fired_at, to);
+    ASSERT_EQ_INT(a.pending_in_cb, 0);
+    ASSERT_EQ_INT(b.pending_in_cb, 0);
+    ASSERT_EQ_U64(a.deadline_in_cb, dl);
+    ASSERT_EQ_U64(b.deadline_in_cb, dl);
+    ASSERT_EQ_U64(first->count_in_cb, 1);
+    ASSERT_EQ_U64(second->count_in_cb, 0);
+    ASSERT_EQ_INT(first->other_pending_in_cb, 1);
+    ASSERT_EQ_INT(second->other_pending_in_cb, 0);
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* tw_check() from inside a callback, while other due timers wait their
+ * turn, finds nothing wrong: the facility is consistent at every point a
+ * caller can observe it. */
+static void case_cb_check_inside(struct ctx *c)
+{
+    CREATE(tw);
+    struct ttimer a, b;
+    tt_init(&a, 1);
+    tt_init(&b, 2);
+    a.action = b.action = ACT_INSPECT;
+    a.other = &b;
+    b.other = &a;
+    a.rc_check = b.rc_check = 99;
+    tw_time_t now = tw_now(tw);
+    ASSERT_OK(tw_start(tw, &a.node, 3));
+    ASSERT_OK(tw_start(tw, &b.node, 3));
+    tw_time_t to = fire_by(c, now, tw_timer_deadline(&a.node), now);
+    ASSERT_EQ_INT(tw_advance(tw, to), 2);
+    ASSERT_CHECK(tw);
+    ASSERT_OK(tw_destroy(tw)); /* first: the checks below may return */
+    struct ttimer *first = test_log_first(&a, &b);
+    ASSERT_NOT_NULL(first);
+    if (first->rc_check != 0)
+        test_fail(__FILE__, __LINE__,
+                  "tw_check() from the first callback of an advance with two due timers "
+                  "returned %d (%s): %s",
+                  first->rc_check, tw_err_name(first->rc_check), first->check_msg);
+    RETURN_IF_FAILED();
+    struct ttimer *second = first == &a ? &b : &a;
+    ASSERT_EQ_RC(second->rc_check, 0);
+}
+
+/* tw_next_expiry() from inside a callback sees the due timers that have not
+ * run yet: they are pending (tw_timer_pending() says so, tw_count() counts
+ * them) and due, so it must give their deadline. */
+static void case_cb_next_expiry_inside(struct ctx *c)
+{
+    CREATE(tw);
+    struct ttimer a, b;
+    tt_init(&a, 1);
+    tt_init(&b, 2);
+    a.action = b.action = ACT_INSPECT;
+    a.other = &b;
+    b.other = &a;
+    a.rc_next = b.rc_next = 99;
+    tw_time_t now = tw_now(tw);
+    ASSERT_OK(tw_start(tw, &a.node, 3));
+    ASSERT_OK(tw_start(tw, &b.node, 3));
+    tw_time_t dl = tw_timer_deadline(&a.node);
+    tw_time_t to = fire_by(c, now, dl, now);
+    ASSERT_EQ_INT(tw_advance(tw, to), 2);
+    ASSERT_CHECK(tw);
+    ASSERT_OK(tw_destroy(tw)); /* first: the checks below may return */
+    struct ttimer *first = test_log_first(&a, &b);
+    ASSERT_NOT_NULL(first);
+    struct ttimer *second = first == &a ? &b : &a;
+    ASSERT_EQ_INT(first->other_pending_in_cb, 1);
+    ASSERT_EQ_U64(first->count_in_cb, 1);
+    ASSERT_EQ_INT(first->rc_next, 1);
+    ASSERT_EQ_U64(first->next, dl); /* a due timer gives its deadline */
+    ASSERT_EQ_INT(second->rc_next, 0);
+}
+
+/* --------------------------------------------------------- time and order */
+
+static void case_backwards(struct ctx *c)
+{
+    CREATE(tw);
+    struct ttimer a, b;
+    tt_init(&a, 1);
+    tt_init(&b, 2);
+    ASSERT_OK(tw_start(tw, &a.node, cap_interval(tw, 100)));
+    ASSERT_EQ_INT(tw_advance(tw, sat_add(c->start, 10)), 0);
+    ASSERT_OK(tw_start(tw, &b.node, 0));
+    ASSERT_CHECK(tw);
+    tw_time_t now = tw_now(tw);
+    tw_time_t da = tw_timer_deadline(&a.node), ne0 = 0, ne = 0;
+    ASSERT_EQ_INT(tw_next_expiry(tw, &ne0), 1);
+    static const tw_time_t back[] = {1, 2, 10, 1000};
+    for (size_t i = 0; i < 4; i++) {
+        if (now < back[i])
+            continue;
+        ASSERT_EQ_RC(tw_advance(tw, now - back[i]), TW_ETIME);
+        ASSERT_EQ_RC(tw_collect(tw, now - back[i]), TW_ETIME);
+    }
+    if (now > 0) {
+        ASSERT_EQ_RC(tw_advance(tw, 0), TW_ETIME);
+    }
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_U64(tw_now(tw), now);
+    ASSERT_EQ_U64(tw_count(tw), 2);
+    ASSERT_EQ_INT(a.fired + b.fired, 0);
+    ASSERT_EQ_INT(tw_timer_pending(&a.node), 1);
+    ASSERT_EQ_INT(tw_timer_pending(&b.node), 1);
+    ASSERT_EQ_U64(tw_timer_deadline(&a.node), da);
+    ASSERT_EQ_U64(tw_timer_deadline(&b.node), now);
+    ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 1);
+    ASSERT_EQ_U64(ne, ne0);
+    ASSERT_NULL(tw_get_expired(tw));
+    ASSERT_EQ_INT(tw_advance(tw, now), 1);
+    ASSERT_EQ_INT(b.fired, 1);
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* Equal deadlines fire in start order (re-arming moves to the back) for
+ * the schemes that document it: ordered, heap, wheel. */
+static void case_fifo_equal_deadlines(struct ctx *c)
+{
+    enum { N = 16 };
+    if (!scheme_fifo(c->scheme))
+        return;
+    CREATE(tw);
+    struct ttimer t[N], early, late;
+    static const int perm[N] = {5, 12, 0, 9, 3, 15, 7, 1, 10, 14, 2, 8, 13, 4, 11, 6};
+    for (int i = 0; i < N; i++)
+        tt_init(&t[i], i);
+    tt_init(&early, 100);
+    tt_init(&late, 101);
+
+    for (int form = 0; form < 3; form++) {
+        /* form 0: tw_advance; 1: tw_collect + tw_get_expired; 2: late
+         * timers (deadline in the past) through the due list. */
+        tw_time_t now = tw_now(tw);
+        tw_time_t dl = form == 2 ? sat_sub(now, 5) : sat_add(now, 20);
+        int expect[N + 1], ne = 0;
+        test_log_reset();
+        for (int i = 0; i < N; i++) {
+            struct ttimer *x = &t[perm[i]];
+            if (i % 2 || form == 2)
+                ASSERT_OK(tw_start_at(tw, &x->node, dl));
+            else
+                ASSERT_OK(tw_start(tw, &x->node, dl - now));
+            if (i == 4 && form != 2)
+                ASSERT_OK(tw_start_at(tw, &early.node, dl - 1));
+            if (i == 9 && form != 2)
+                ASSERT_OK(tw_start_at(tw, &late.node, dl + 1));
+        }
+        /* re-arm the fourth to the same deadline: it goes to the back */
+        ASSERT_OK(tw_start_at(tw, &t[perm[3]].node, dl));
+        ASSERT_CHECK(tw);
+        if (form != 2)
+            expect[ne++] = early.id;
+        for (int i = 0; i < N; i++)
+            if (i != 3)
+                expect[ne++] = perm[i];
+        expect[ne++] = perm[3];
+
+        int got[N + 1], ng = 0;
+        if (form == 1) {
+            int64_t n = tw_collect(tw, max_u64(dl, now));
+            ASSERT_EQ_INT(n, ne);
+            struct tw_timer *x;
+            while ((x = tw_get_expired(tw)) != NULL) {
+                ASSERT_LT_INT(ng, ne);
+                got[ng++] = tt_of(x)->id;
+            }
+        } else {
+            ASSERT_EQ_INT(tw_advance(tw, max_u64(dl, now)), ne);
+            ASSERT_EQ_INT(test_log.n, ne);
+            for (int i = 0; i < test_log.n; i++)
+                got[ng++] = test_log.ids[i];
+        }
+        ASSERT_CHECK(tw);
+        ASSERT_EQ_INT(ng, ne);
+        for (int i = 0; i < ne; i++) {
+            if (got[i] != expect[i]) {
+                test_fail(__FILE__, __LINE__,
+                          "form %d: position %d fired timer %d, expected %d (FIFO order)",
+                          form, i, got[i], expect[i]);
+                return;
+            }
+        }
+        if (form != 2) {
+            ASSERT_EQ_U64(tw_count(tw), 1); /* `late` */
+            ASSERT_EQ_INT(tw_stop(tw, &late.node), 1);
+        }
+        ASSERT_EQ_U64(tw_count(tw), 0);
+    }
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* ------------------------------------------------------------- stopping */
+
+static void case_stop_idle_and_twice(struct ctx *c)
+{
+    CREATE(tw);
+    struct ttimer a;
+    tt_init(&a, 1);
+    ASSERT_EQ_INT(tw_stop(tw, &a.node), 0); /* never started */
+    ASSERT_OK(tw_start(tw, &a.node, 10));
+    ASSERT_EQ_U64(tw_count(tw), 1);
+    ASSERT_EQ_INT(tw_stop(tw, &a.node), 1);
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_INT(tw_stop(tw, &a.node), 0); /* twice */
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_INT(tw_timer_pending(&a.node), 0);
+    ASSERT_EQ_U64(tw_count(tw), 0);
+
+    /* a due timer stopped before the advance does not fire */
+    ASSERT_OK(tw_start(tw, &a.node, 0));
+    ASSERT_EQ_INT(tw_stop(tw, &a.node), 1);
+    ASSERT_EQ_INT(tw_advance(tw, tw_now(tw)), 0);
+    ASSERT_EQ_INT(a.fired, 0);
+
+    /* a stopped scheme timer does not fire either */
+    tw_time_t now = tw_now(tw);
+    ASSERT_OK(tw_start(tw, &a.node, 5));
+    ASSERT_EQ_INT(tw_stop(tw, &a.node), 1);
+    ASSERT_EQ_INT(tw_advance(tw, sat_add(fire_by(c, now, sat_add(now, 5), now), 10)), 0);
+    ASSERT_EQ_INT(a.fired, 0);
+    ASSERT_CHECK(tw);
+
+    /* after it fired, stopping is a no-op */
+    ASSERT_OK(tw_start(tw, &a.node, 0));
+    ASSERT_EQ_INT(tw_advance(tw, tw_now(tw)), 1);
+    ASSERT_EQ_INT(tw_stop(tw, &a.node), 0);
+    ASSERT_EQ_INT(tw_stop(tw, &a.node), 0);
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_U64(tw_count(tw), 0);
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* Re-arming a pending timer moves its deadline; it fires once, at the new
+ * deadline only. */
+static void case_rearm_pending(struct ctx *c)
+{
+    CREATE(tw);
+    struct ttimer a;
+    tt_init(&a, 1);
+    /* later to earlier */
+    tw_time_t now = tw_now(tw);
+    ASSERT_OK(tw_start(tw, &a.node, cap_interval(tw, 1000)));
+    ASSERT_OK(tw_start(tw, &a.node, 10));
+    ASSERT_EQ_U64(tw_count(tw), 1);
+    ASSERT_EQ_U64(tw_timer_deadline(&a.node), sat_add(now, 10));
+    ASSERT_CHECK(tw);
+    fire_one(c, tw, &a, now);
+    RETURN_IF_FAILED();
+    ASSERT_EQ_INT(tw_advance(tw, sat_add(tw_now(tw), 5000)), 0);
+    ASSERT_EQ_INT(a.fired, 1);
+
+    /* earlier to later: nothing at the old deadline */
+    now = tw_now(tw);
+    ASSERT_OK(tw_start(tw, &a.node, 10));
+    ASSERT_OK(tw_start_at(tw, &a.node, sat_add(now, 300)));
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_INT(tw_advance(tw, sat_add(now, 10)), 0);
+    ASSERT_EQ_INT(a.fired, 1);
+    fire_one(c, tw, &a, now);
+    RETURN_IF_FAILED();
+    ASSERT_EQ_INT(a.fired, 2);
+
+    /* due (interval 0) to the future, and back to due */
+    now = tw_now(tw);
+    ASSERT_OK(tw_start(tw, &a.node, 0));
+    ASSERT_OK(tw_start(tw, &a.node, 50));
+    ASSERT_EQ_INT(tw_advance(tw, now), now == TW_TIME_MAX ? 1 : 0);
+    ASSERT_OK(tw_start(tw, &a.node, 0));
+    ASSERT_EQ_U64(tw_count(tw), 1);
+    ASSERT_EQ_INT(tw_advance(tw, now), 1);
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_U64(tw_count(tw), 0);
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* ------------------------------------------------------------- pull API */
+
+static void case_pull(struct ctx *c)
+{
+    enum { N = 6 };
+    CREATE(tw);
+    struct ttimer t[N];
+    for (int i = 0; i < N; i++)
+        tt_init(&t[i], i);
+    tw_time_t now = tw_now(tw);
+    static const tw_time_t ivs[N] = {0, 5, 5, 10, 100000, 1ull << 40};
+    for (int i = 0; i < N; i++)
+        ASSERT_OK(tw_start(tw, &t[i].node, cap_interval(tw, ivs[i])));
+    ASSERT_CHECK(tw);
+    tw_time_t to = fire_by(c, now, tw_timer_deadline(&t[3].node), now);
+    int due = 0;
+    for (int i = 0; i < N; i++)
+        due += tw_timer_deadline(&t[i].node) <= to;
+    ASSERT_GE_INT(due, 4);
+
+    ASSERT_EQ_INT(tw_collect(tw, to), due);
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_U64(tw_now(tw), to);
+    for (int i = 0; i < N; i++)
+        ASSERT_EQ_INT(t[i].fired, 0); /* no callbacks */
+    ASSERT_EQ_U64(tw_count(tw), N);
+    for (int i = 0; i < N; i++)
+        ASSERT_EQ_INT(tw_timer_pending(&t[i].node), 1);
+    tw_time_t ne = 0;
+    ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 1);
+    ASSERT_EQ_U64(ne, now); /* t[0], queued, due at now */
+
+    /* a second collect at the same now queues nothing new */
+    ASSERT_EQ_INT(tw_collect(tw, to), 0);
+    /* an advance does not fire what is queued */
+    ASSERT_EQ_INT(tw_advance(tw, to), 0);
+
+    /* stop one in the queue: 1, and it is not handed out */
+    ASSERT_EQ_INT(tw_stop(tw, &t[2].node), 1);
+    ASSERT_EQ_INT(tw_timer_pending(&t[2].node), 0);
+    ASSERT_EQ_U64(tw_count(tw), N - 1);
+    ASSERT_CHECK(tw);
+    /* re-arm one in the queue: it leaves the queue */
+    ASSERT_OK(tw_start(tw, &t[3].node, 7));
+    ASSERT_CHECK(tw);
+
+    int got[N] = {0};
+    struct tw_timer *x;
+    int n = 0;
+    while ((x = tw_get_expired(tw)) != NULL) {
+        struct ttimer *y = tt_of(x);
+        ASSERT_TRUE(y >= t && y < t + N);
+        ASSERT_EQ_INT(tw_timer_pending(x), 0);
+        ASSERT_LE_U64(tw_timer_deadline(x), to);
+        got[y->id]++;
+        n++;
+        ASSERT_CHECK(tw);
+        ASSERT_LT_INT(n, N + 1);
+    }
+    ASSERT_EQ_INT(n, due - 2);
+    ASSERT_EQ_INT(got[0], 1);
+    ASSERT_EQ_INT(got[1], 1);
+    ASSERT_EQ_INT(got[2], 0);
+    ASSERT_EQ_INT(got[3], 0);
+    ASSERT_NULL(tw_get_expired(tw));
+    for (int i = 0; i < N; i++)
+        ASSERT_EQ_INT(t[i].fired, 0);
+    ASSERT_EQ_U64(tw_count(tw), (uint64_t)(N - due + 1));
+    ASSERT_EQ_INT(tw_timer_pending(&t[3].node), 1);
+    ASSERT_EQ_U64(tw_timer_deadline(&t[3].node), sat_add(to, 7));
+
+    /* handed-out timers are idle and can be restarted */
+    ASSERT_OK(tw_start(tw, &t[0].node, 0));
+    ASSERT_EQ_INT(tw_advance(tw, to), 1);
+    ASSERT_EQ_INT(t[0].fired, 1);
+    ASSERT_CHECK(tw);
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* A callback of an advance stops a timer waiting in the expired queue. */
+static void case_pull_stop_from_callback(struct ctx *c)
+{
+    CREATE(tw);
+    struct ttimer q, a;
+    tt_init(&q, 1);
+    tt_init(&a, 2);
+    ASSERT_OK(tw_start(tw, &q.node, 0));
+    ASSERT_EQ_INT(tw_collect(tw, tw_now(tw)), 1);
+    a.action = ACT_STOP_OTHER;
+    a.other = &q;
+    a.rc = 99;
+    ASSERT_OK(tw_start(tw, &a.node, 0));
+    ASSERT_EQ_INT(tw_advance(tw, tw_now(tw)), 1);
+    ASSERT_EQ_RC(a.rc, 1);
+    ASSERT_CHECK(tw);
+    ASSERT_NULL(tw_get_expired(tw));
+    ASSERT_EQ_INT(q.fired, 0);
+    ASSERT_EQ_U64(tw_count(tw), 0);
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* Successive collects queue in order: what an earlier tw_collect() queued
+ * comes out of tw_get_expired() before what a later one queued. */
+static void case_pull_order(struct ctx *c)
+{
+    enum { N = 4 };
+    CREATE(tw);
+    struct ttimer t[N];
+    for (int i = 0; i < N; i++)
+        tt_init(&t[i], i);
+    tw_time_t now = tw_now(tw);
+    ASSERT_OK(tw_start(tw, &t[0].node, 0));
+    ASSERT_OK(tw_start(tw, &t[1].node, 2));
+    ASSERT_OK(tw_start(tw, &t[2].node, 40));
+    ASSERT_OK(tw_start(tw, &t[3].node, 0));
+    ASSERT_EQ_INT(tw_collect(tw, now), 2); /* t0 and t3, the due ones */
+    ASSERT_EQ_INT(tw_collect(tw, fire_by(c, now, sat_add(now, 2), now)), 1);
+    ASSERT_EQ_INT(tw_collect(tw, fire_by(c, now, sat_add(now, 40), now)), 1);
+    ASSERT_CHECK(tw);
+    struct tw_timer *x;
+    int got[N], n = 0;
+    while ((x = tw_get_expired(tw)) != NULL && n < N)
+        got[n++] = tt_of(x)->id;
+    ASSERT_EQ_INT(n, N);
+    ASSERT_TRUE((got[0] == 0 && got[1] == 3) || (got[0] == 3 && got[1] == 0));
+    ASSERT_EQ_INT(got[2], 1);
+    ASSERT_EQ_INT(got[3], 2);
+    for (int i = 0; i < N; i++)
+        ASSERT_EQ_INT(t[i].fired, 0);
+    ASSERT_EQ_U64(tw_count(tw), 0);
+    ASSERT_CHECK(tw);
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* tw_timer_set_callback() on an idle and on a pending node; a node with no
+ * callback is drained through the pull API. */
+static void case_set_callback(struct ctx *c)
+{
+    CREATE(tw);
+    struct ttimer a;
+    tt_init(&a, 1);
+    tw_timer_init(&a.node, NULL);
+    tw_time_t now = tw_now(tw);
+    ASSERT_OK(tw_start(tw, &a.node, 0));
+    ASSERT_EQ_INT(tw_collect(tw, now), 1);
+    ASSERT_EQ_PTR(tw_get_expired(tw), &a.node);
+    ASSERT_EQ_INT(a.fired, 0);
+    /* set while idle */
+    tw_timer_set_callback(&a.node, tt_cb);
+    ASSERT_OK(tw_start(tw, &a.node, 0));
+    ASSERT_EQ_INT(tw_advance(tw, now), 1);
+    ASSERT_EQ_INT(a.fired, 1);
+    /* set while pending: to NULL and back again */
+    ASSERT_OK(tw_start(tw, &a.node, 5));
+    tw_timer_set_callback(&a.node, NULL);
+    ASSERT_EQ_INT(tw_timer_pending(&a.node), 1);
+    ASSERT_EQ_U64(tw_timer_deadline(&a.node), sat_add(now, 5));
+    tw_timer_set_callback(&a.node, tt_cb);
+    ASSERT_CHECK(tw);
+    fire_one(c, tw, &a, now);
+    RETURN_IF_FAILED();
+    ASSERT_EQ_INT(a.fired, 2);
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* -------------------------------------------------------------- destroy */
+
+static void case_destroy_pending(struct ctx *c)
+{
+    enum { N = 6 };
+    struct tw *a = test_create(c);
+    ASSERT_NOT_NULL(a);
+    struct ttimer t[N];
+    for (int i = 0; i < N; i++)
+        tt_init(&t[i], i);
+    tw_time_t now = tw_now(a);
+    ASSERT_OK(tw_start(a, &t[0].node, 1));              /* queued below */
+    ASSERT_EQ_INT(tw_collect(a, fire_by(c, now, sat_add(now, 1), now)), 1);
+    ASSERT_OK(tw_start(a, &t[1].node, 0));              /* due */
+    ASSERT_OK(tw_start(a, &t[2].node, 50));             /* in the scheme */
+    ASSERT_OK(tw_start(a, &t[3].node, cap_interval(a, 1ull << 40)));
+    ASSERT_OK(tw_start(a, &t[4].node, cap_interval(a, TW_TIME_MAX)));
+    ASSERT_CHECK(a);
+    ASSERT_EQ_U64(tw_count(a), 5);
+    ASSERT_OK(tw_destroy(a));
+    for (int i = 0; i < N; i++) {
+        ASSERT_EQ_INT(tw_timer_pending(&t[i].node), 0);
+        ASSERT_EQ_INT(t[i].fired, 0);
+    }
+
+    /* reusable on another facility, without re-initialising */
+    struct tw *b = test_create(c);
+    ASSERT_NOT_NULL(b);
+    now = tw_now(b);
+    for (int i = 0; i < N; i++)
+        ASSERT_OK(tw_start(b, &t[i].node, 3));
+    ASSERT_CHECK(b);
+    ASSERT_EQ_U64(tw_count(b), N);
+    ASSERT_EQ_INT(tw_advance(b, fire_by(c, now, sat_add(now, 3), now)), N);
+    for (int i = 0; i < N; i++)
+        ASSERT_EQ_INT(t[i].fired, 1);
+    ASSERT_CHECK(b);
+    /* and pending on a facility of another scheme too */
+    for (int s = 0; s < TW_SCHEME_COUNT; s++) {
+        if (s == (int)c->scheme || !tw_scheme_available((enum tw_scheme)s))
+            continue;
+        struct tw_config cfg;
+        struct tw *o = NULL;
+        ASSERT_OK(tw_config_init(&cfg, (enum tw_scheme)s));
+        ASSERT_OK(tw_create(&o, &cfg));
+        ASSERT_OK(tw_start(o, &t[0].node, 2));
+        ASSERT_OK(tw_start(b, &t[1].node, 2));
+        ASSERT_EQ_RC(tw_start(b, &t[0].node, 2), TW_EOWNER);
+        ASSERT_OK(tw_destroy(o));
+        ASSERT_EQ_INT(tw_timer_pending(&t[0].node), 0);
+        ASSERT_OK(tw_start(b, &t[0].node, 2));
+        ASSERT_CHECK(b);
+        ASSERT_EQ_INT(tw_stop(b, &t[0].node), 1);
+        ASSERT_EQ_INT(tw_stop(b, &t[1].node), 1);
+        break;
+    }
+    ASSERT_OK(tw_destroy(b));
+}
+
+/* ---------------------------------------------------------- big jumps */
+
+static void case_big_jump(struct ctx *c)
+{
+    enum { N = 40 };
+    CREATE(tw);
+    struct ttimer t[N];
+    tw_time_t now = tw_now(tw);
+    int wheel = tw_max_interval(tw) != TW_TIME_MAX;
+    for (int i = 0; i < N; i++) {
+        tt_init(&t[i], i);
+        tw_time_t iv, k = (tw_time_t)i;
+        if (wheel)
+            iv = k * (tw_max_interval(tw) / N + 1) % (tw_max_interval(tw) + 1);
+        else if (k < 4)
+            iv = k;
+        else if (k < 34)
+            iv = ((k - 4) << 43) + k;           /* up to ~2^48 */
+        else
+            iv = (1ull << 48) + (k - 34);       /* at the jump's end, and just after */
+        ASSERT_OK(tw_start(tw, &t[i].node, iv));
+    }
+    ASSERT_CHECK(tw);
+    tw_time_t to = sat_add(now, 1ull << 48);
+    int64_t n = tw_advance(tw, to);
+    ASSERT_CHECK(tw);
+    int must = 0, may = 0;
+    for (int i = 0; i < N; i++) {
+        tw_time_t dl = tw_timer_deadline(&t[i].node);
+        if (dl > to) {
+            ASSERT_EQ_INT(t[i].fired, 0);
+            ASSERT_EQ_INT(tw_timer_pending(&t[i].node), 1);
+            continue;
+        }
+        may++;
+        if (scheme_exact(c->scheme) || latest_fire(c->scheme, now, dl) <= to) {
+            must++;
+            ASSERT_EQ_INT(t[i].fired, 1);
+            ASSERT_EQ_U64(t[i].fired_at, to);
+        }
+    }
+    ASSERT_GE_INT(n, must);
+    ASSERT_LE_INT(n, may);
+    /* a second jump fires the rest, each once */
+    ASSERT_GE_INT(tw_advance(tw, TW_TIME_MAX), 0);
+    ASSERT_CHECK(tw);
+    for (int i = 0; i < N; i++)
+        ASSERT_EQ_INT(t[i].fired, 1);
+    ASSERT_EQ_U64(tw_count(tw), 0);
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* --------------------------------------------------------- next expiry */
+
+static void case_next_expiry(struct ctx *c)
+{
+    CREATE(tw);
+    struct ttimer a, b;
+    tt_init(&a, 1);
+    tt_init(&b, 2);
+    tw_time_t ne = 0;
+    ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 0); /* fresh */
+    tw_time_t now = tw_now(tw);
+    ASSERT_OK(tw_start(tw, &a.node, cap_interval(tw, 1000)));
+    ASSERT_OK(tw_start(tw, &b.node, 3));
+    ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 1);
+    if (scheme_exact(c->scheme)) {
+        ASSERT_EQ_U64(ne, sat_add(now, 3));
+    } else {
+        /* coarse: the tick it will fire at */
+        ASSERT_GE_U64(ne, sat_add(now, 3));
+        ASSERT_LE_U64(ne, latest_fire(c->scheme, now, sat_add(now, 3)));
+    }
+    ASSERT_EQ_INT(tw_stop(tw, &b.node), 1);
+    ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 1);
+    if (scheme_exact(c->scheme)) {
+        ASSERT_EQ_U64(ne, sat_add(now, cap_interval(tw, 1000)));
+    } else {
+        ASSERT_GE_U64(ne, sat_add(now, cap_interval(tw, 1000)));
+        ASSERT_LE_U64(ne, latest_fire(c->scheme, now, sat_add(now, cap_interval(tw, 1000))));
+    }
+    ASSERT_EQ_INT(tw_stop(tw, &a.node), 1);
+    ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 0); /* all stopped */
+    ASSERT_OK(tw_start(tw, &a.node, 0));
+    ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 1);
+    ASSERT_EQ_U64(ne, now);
+    ASSERT_EQ_INT(tw_advance(tw, now), 1);
+    ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 0); /* all fired */
+    ASSERT_OK(tw_start(tw, &a.node, 0));
+    ASSERT_EQ_INT(tw_collect(tw, now), 1);
+    ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 1); /* queued is pending */
+    ASSERT_EQ_U64(ne, now);
+    ASSERT_EQ_PTR(tw_get_expired(tw), &a.node);
+    ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 0); /* all handed out */
+    ASSERT_CHECK(tw);
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* --------------------------------------------------------------- volume */
+
+/* Many timers: growth and shrinking of tables, and exactly-once over a
+ * spread of deadlines. */
+static void case_many_timers(struct ctx *c)
+{
+    enum { N = 1500 };
+    CREATE(tw);
+    struct ttimer *t = malloc(N * sizeof *t);
+    ASSERT_NOT_NULL(t);
+    struct rng r;
+    rng_seed(&r, 42);
+    tw_time_t now = tw_now(tw);
+    for (int i = 0; i < N; i++) {
+        tt_init(&t[i], i);
+        tw_time_t iv = cap_interval(tw, rng_below(&r, 20000));
+        ASSERT_OK(tw_start(tw, &t[i].node, iv));
+    }
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_U64(tw_count(tw), N);
+    for (int i = 0; i < N; i += 2)
+        ASSERT_EQ_INT(tw_stop(tw, &t[i].node), 1);
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_U64(tw_count(tw), N / 2);
+    tw_time_t at = now;
+    while (tw_count(tw) > 0 && at != TW_TIME_MAX) {
+        at = sat_add(at, 97);
+        ASSERT_GE_INT(tw_advance(tw, at), 0);
+        ASSERT_CHECK(tw);
+        for (int i = 1; i < N; i += 2) {
+            tw_time_t dl = tw_timer_deadline(&t[i].node);
+            if (dl > at)
+                ASSERT_EQ_INT(t[i].fired, 0);
+            else if (latest_fire(c->scheme, now, dl) <= at)
+                ASSERT_EQ_INT(t[i].fired, 1);
+        }
+    }
+    for (int i = 0; i < N; i++)
+        ASSERT_EQ_INT(t[i].fired, i % 2);
+    ASSERT_OK(tw_destroy(tw));
+    free(t);
+}
+
+const struct test_case test_suite_cases[] = {
+    {"zero_interval", case_zero_interval, 1},
+    {"past_deadline", case_past_deadline, 1},
+    {"saturation", case_saturation, 1},
+    {"exact_fire", case_exact_fire, 1},
+    {"tick_by_tick", case_tick_by_tick, 1},
+    {"uneven_steps", case_uneven_steps, 1},
+    {"cb_stop_self", case_cb_stop_self, 1},
+    {"cb_stop_other_same_advance", case_cb_stop_other_same_advance, 1},
+    {"cb_restart_self", case_cb_restart_self, 1},
+    {"cb_restart_other", case_cb_restart_other, 1},
+    {"cb_start_new_zero", case_cb_start_new_zero, 1},
+    {"cb_free_self", case_cb_free_self, 1},
+    {"cb_zero_rearm", case_cb_zero_rearm, 1},
+    {"cb_reentrant_busy", case_cb_reentrant_busy, 1},
+    {"cb_context", case_cb_context, 1},
+    {"cb_check_inside", case_cb_check_inside, 1},
+    {"cb_next_expiry_inside", case_cb_next_expiry_inside, 1},
+    {"backwards", case_backwards, 1},
+    {"fifo_equal_deadlines", case_fifo_equal_deadlines, 1},
+    {"stop_idle_and_twice", case_stop_idle_and_twice, 1},
+    {"rearm_pending", case_rearm_pending, 1},
+    {"pull", case_pull, 1},
+    {"pull_stop_from_callback", case_pull_stop_from_callback, 1},
+    {"pull_order", case_pull_order, 1},
+    {"set_callback", case_set_callback, 1},
+    {"destroy_pending", case_destroy_pending, 1},
+    {"big_jump", case_big_jump, 1},
+    {"next_expiry", case_next_expiry, 1},
+    {"many_timers", case_many_timers, 1},
+};
+const size_t test_suite_cases_count = sizeof test_suite_cases / sizeof test_suite_cases[0];
