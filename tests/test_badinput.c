@@ -411,6 +411,18 @@ static void case_range(struct ctx *c)
     BAD(tw_start_at(tw, &x.node, sat_add(now, 1ull << 40)), TW_ERANGE);
     BAD(tw_start_at(tw, &x.node, TW_TIME_MAX), TW_ERANGE);
     ASSERT_EQ_INT(tw_timer_pending(&x.node), 0);
+    {
+        /* near the end of time the deadline would saturate into range:
+         * the interval itself is still refused */
+        struct tw_config hc = c->cfg;
+        hc.start = TW_TIME_MAX - 10;
+        struct tw *hi = NULL;
+        ASSERT_OK(tw_create(&hi, &hc));
+        ASSERT_EQ_INT(tw_start(hi, &x.node, maxi + 1), TW_ERANGE);
+        ASSERT_EQ_INT(tw_timer_pending(&x.node), 0);
+        ASSERT_EQ_INT(tw_count(hi), 0);
+        ASSERT_OK(tw_destroy(hi));
+    }
 
     /* re-arm refused: the timer stays pending with its old deadline, whether
      * it was in the wheel or due */
