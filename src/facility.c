@@ -90,6 +90,8 @@ static const struct {
     [TW_HASHED] = {"hashed", &tw_hashed_ops},
     [TW_HIERARCHICAL] = {"hierarchical", &tw_hier_ops},
     [TW_HIERARCHICAL_COARSE] = {"hierarchical_coarse", &tw_coarse_ops},
+    [TW_LAWN] = {"lawn", &tw_lawn_ops},
+    [TW_HYBRID] = {"hybrid", &tw_hybrid_ops},
 };
 
 const char *tw_scheme_name(enum tw_scheme scheme)
@@ -185,6 +187,7 @@ int tw_config_init(struct tw_config *cfg, enum tw_scheme scheme)
         break;
     case TW_HIERARCHICAL:
     case TW_HIERARCHICAL_COARSE:
+    case TW_HYBRID:
         cfg->slots = 64;
         break;
     default:
@@ -340,10 +343,9 @@ static int arm(struct tw *tw, struct tw_timer *t, tw_time_t deadline)
     if (!late) {
         if (TW_UNLIKELY(deadline - tw->now > tw->max_interval))
             return TW_ERANGE;
-        /* Reserve before anything moves, so that failure changes nothing.
-         * A timer already in the scheme frees its own place first. */
-        if (tw->ops->reserve && !(tw_node_pending(t) && t->tw_expires > tw->now)) {
-            rc = tw->ops->reserve(tw);
+        /* Reserve before anything moves, so that failure changes nothing. */
+        if (tw->ops->reserve) {
+            rc = tw->ops->reserve(tw, deadline);
             if (TW_UNLIKELY(rc))
                 return rc;
         }
@@ -391,6 +393,13 @@ int tw_stop(struct tw *tw, struct tw_timer *t)
     t->tw_owner = 0;
     tw->count--;
     return 1;
+}
+
+int tw_ttl_hint(struct tw *tw, tw_time_t ttl, enum tw_ttl_hint hint)
+{
+    if (tw == NULL || ttl == 0 || (unsigned)hint > TW_TTL_WHEEL || tw->ops->hint == NULL)
+        return TW_EINVAL;
+    return tw->ops->hint(tw, ttl, (int)hint);
 }
 
 /* -------------------------------------------------------------- expiry */

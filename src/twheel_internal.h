@@ -39,6 +39,8 @@
 #define TW_MAGIC        0x7e1d0000u
 #define TW_MAGIC_MASK   0xffff0000u
 #define TW_F_PENDING    0x1u
+#define TW_F_SCHEME1    0x2u    /* free for a scheme's own use */
+#define TW_F_SCHEME2    0x4u    /* free for a scheme's own use */
 
 TW_INLINE bool tw_node_valid(const struct tw_timer *t)
 {
@@ -323,8 +325,10 @@ struct tw_ops {
     int (*init)(struct tw *tw, const struct tw_config *cfg);
     /* Release what init and growth allocated.  The scheme is empty. */
     void (*fini)(struct tw *tw);
-    /* Make room so that the next insert cannot fail (NULL: never fails). */
-    int (*reserve)(struct tw *tw);
+    /* Make room so that inserting a timer with this deadline (> tw->now)
+     * cannot fail (NULL: insert never fails).  Called before the timer, if
+     * pending, is taken out, so room for one more is what it must make. */
+    int (*reserve)(struct tw *tw, tw_time_t deadline);
     /* Insert a timer with t->tw_expires > tw->now.  Never fails after a
      * successful reserve. */
     void (*insert)(struct tw *tw, struct tw_timer *t);
@@ -342,6 +346,9 @@ struct tw_ops {
     int (*next)(struct tw *tw, tw_time_t *out);
     /* Verify placement of every held timer, counting them into c. */
     int (*check)(struct tw *tw, struct tw_checker *c);
+    /* tw_ttl_hint(), for the schemes that group timers by TTL (NULL:
+     * TW_EINVAL). */
+    int (*hint)(struct tw *tw, tw_time_t ttl, int hint);
 };
 
 /* Per-scheme ops tables, defined in each scheme's file. */
@@ -353,6 +360,8 @@ extern const struct tw_ops tw_hashed_sorted_ops;
 extern const struct tw_ops tw_hashed_ops;
 extern const struct tw_ops tw_hier_ops;
 extern const struct tw_ops tw_coarse_ops;
+extern const struct tw_ops tw_lawn_ops;
+extern const struct tw_ops tw_hybrid_ops;
 
 struct tw {
     const struct tw_ops *ops;

@@ -269,7 +269,7 @@ tw_time_t cap_interval(const struct tw *tw, tw_time_t interval);
 
 /* A counting allocator that can be told to fail: it checks that every free
  * gives back the size that was handed out, and counts outstanding bytes. */
-#define TEST_ALLOC_MAX_BLOCKS 64
+#define TEST_ALLOC_MAX_BLOCKS 8192
 
 struct test_alloc {
     struct tw_allocator a;      /* points back at this struct through ctx */

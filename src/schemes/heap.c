@@ -118,8 +118,9 @@ static void heap_fini(struct tw *tw)
     h->a = NULL;
 }
 
-static int heap_reserve(struct tw *tw)
+static int heap_reserve(struct tw *tw, tw_time_t deadline)
 {
+    (void)deadline;
     struct heap_state *h = TW_STATE(tw, struct heap_state);
     if (TW_LIKELY(h->len < h->cap))
         return 0;

@@ -59,50 +59,34 @@
  * Memory: 16 bytes per slot and one bit, S * m slots: 11 KiB for the
  * default 64 x 11; nothing per timer beyond the 40-byte node.
  */
-#include "../twheel_internal.h"
-
-struct hier_state {
-    struct tw_slots s;          /* levels * S heads, bit i <-> head i */
-    unsigned bits;              /* B */
-    unsigned levels;            /* m */
-    uint32_t S, mask;
-    struct tw_mincache min;
-    uint8_t level_of_msb[64];   /* msb of (e ^ now) -> level */
-};
+#include "hier.h"
 
 static unsigned levels_needed(unsigned bits) { return (64 + bits - 1) / bits; }
 
-static int hier_validate(const struct tw_config *cfg)
+int tw_hier_validate(uint32_t slots, uint32_t levels)
 {
-    if (!tw_is_pow2(cfg->slots) || cfg->slots < 2 || cfg->slots > 256)
+    if (!tw_is_pow2(slots) || slots < 2 || slots > 256)
         return TW_ECONFIG;
-    unsigned bits = (unsigned)tw_ctz64(cfg->slots);
-    if (cfg->levels != 0 && cfg->levels != levels_needed(bits))
+    unsigned bits = (unsigned)tw_ctz64(slots);
+    if (levels != 0 && levels != levels_needed(bits))
         return TW_ECONFIG;
     return 0;
 }
 
-static size_t hier_state_size(const struct tw_config *cfg)
+int tw_hier_setup(struct tw *tw, struct hier_state *h, uint32_t slots)
 {
-    (void)cfg;
-    return sizeof(struct hier_state);
-}
-
-static int hier_init(struct tw *tw, const struct tw_config *cfg)
-{
-    struct hier_state *h = TW_STATE(tw, struct hier_state);
-    h->bits = (unsigned)tw_ctz64(cfg->slots);
+    h->bits = (unsigned)tw_ctz64(slots);
     h->levels = levels_needed(h->bits);
-    h->S = cfg->slots;
-    h->mask = cfg->slots - 1;
+    h->S = slots;
+    h->mask = slots - 1;
     for (unsigned b = 0; b < 64; b++)
         h->level_of_msb[b] = (uint8_t)(b / h->bits);
     return tw_slots_init(tw, &h->s, h->S * h->levels, TW_LANE_SHIFT);
 }
 
-static void hier_fini(struct tw *tw)
+void tw_hier_teardown(struct tw *tw, struct hier_state *h)
 {
-    tw_slots_fini(tw, &TW_STATE(tw, struct hier_state)->s);
+    tw_slots_fini(tw, &h->s);
 }
 
 /* Place t against reference time `ref` (< its deadline); returns the tick
@@ -117,16 +101,15 @@ TW_INLINE tw_time_t place(struct hier_state *h, struct tw_timer *t, tw_time_t re
     return (e >> shift) << shift; /* when its slot comes up */
 }
 
-static void hier_insert(struct tw *tw, struct tw_timer *t)
+void tw_hier_insert(struct tw *tw, struct hier_state *h, struct tw_timer *t)
 {
-    struct hier_state *h = TW_STATE(tw, struct hier_state);
     tw_horizon_lower(tw, place(h, t, tw->now));
     tw_mincache_insert(&h->min, t->tw_expires);
 }
 
-static void hier_remove(struct tw *tw, struct tw_timer *t)
+void tw_hier_remove(struct tw *tw, struct hier_state *h, struct tw_timer *t)
 {
-    struct hier_state *h = TW_STATE(tw, struct hier_state);
+    (void)tw;
     tw_slots_unlink(&h->s, &t->tw_u.link);
     tw_mincache_remove(&h->min, t->tw_expires);
 }
@@ -149,9 +132,8 @@ static tw_time_t first_slot_tick(const struct hier_state *h, tw_time_t c)
     return TW_TIME_MAX;
 }
 
-static void hier_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
+void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct tw_ready *out)
 {
-    struct hier_state *h = TW_STATE(tw, struct hier_state);
     struct tw_ready todo;
     tw_ready_init(&todo);
     tw_time_t c = tw->now;
@@ -186,9 +168,8 @@ static void hier_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
     tw->horizon = first_slot_tick(h, now);
 }
 
-static int hier_next(struct tw *tw, tw_time_t *out)
+int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out)
 {
-    struct hier_state *h = TW_STATE(tw, struct hier_state);
     if (h->min.valid) {
         *out = h->min.v;
         return 1;
@@ -222,9 +203,8 @@ static int hier_next(struct tw *tw, tw_time_t *out)
     return 0;
 }
 
-static int hier_check(struct tw *tw, struct tw_checker *c)
+int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c)
 {
-    struct hier_state *h = TW_STATE(tw, struct hier_state);
     int rc = tw_slots_check_bits(&h->s, c, "hierarchical");
     tw_time_t min = TW_TIME_MAX;
     for (uint32_t k = 0; rc == 0 && k < (h->s.n << TW_LANE_SHIFT); k++) {
@@ -255,6 +235,42 @@ static int hier_check(struct tw *tw, struct tw_checker *c)
         rc = tw_fail(c, "hierarchical: cached minimum %llu, true minimum %llu",
                      (unsigned long long)h->min.v, (unsigned long long)min);
     return rc;
+}
+
+/* ------------------------------------------------ the scheme on its own */
+
+#define HIER(tw) TW_STATE(tw, struct hier_state)
+
+static int hier_validate(const struct tw_config *cfg)
+{
+    return tw_hier_validate(cfg->slots, cfg->levels);
+}
+
+static size_t hier_state_size(const struct tw_config *cfg)
+{
+    (void)cfg;
+    return sizeof(struct hier_state);
+}
+
+static int hier_init(struct tw *tw, const struct tw_config *cfg)
+{
+    return tw_hier_setup(tw, HIER(tw), cfg->slots);
+}
+
+static void hier_fini(struct tw *tw) { tw_hier_teardown(tw, HIER(tw)); }
+static void hier_insert(struct tw *tw, struct tw_timer *t) { tw_hier_insert(tw, HIER(tw), t); }
+static void hier_remove(struct tw *tw, struct tw_timer *t) { tw_hier_remove(tw, HIER(tw), t); }
+
+static void hier_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
+{
+    tw_hier_collect(tw, HIER(tw), now, out);
+}
+
+static int hier_next(struct tw *tw, tw_time_t *out) { return tw_hier_next(tw, HIER(tw), out); }
+
+static int hier_check(struct tw *tw, struct tw_checker *c)
+{
+    return tw_hier_check(tw, HIER(tw), c);
 }
 
 const struct tw_ops tw_hier_ops = {

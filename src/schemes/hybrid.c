@@ -1,0 +1,194 @@
+/*
+ * hybrid.c -- Timer Lawn's queues for the TTLs a program uses again and
+ * again, an exact hierarchical wheel (Scheme 7) for everything else.
+ *
+ * Lawn is at its best when many timers share few TTLs (a queue per TTL,
+ * O(1) start and expiry, no migration) and at its worst when TTLs are
+ * scattered (a queue and a heap operation per timer).  The hierarchical
+ * wheel does not care about TTLs but migrates a timer up to m-1 times.  The
+ * hybrid routes each start:
+ *
+ *                        +-- TTL has a queue (or TW_TTL_QUEUE) --> Lawn queue
+ *     start(ttl) --------+
+ *                        +-- otherwise ------------------------> wheel
+ *
+ * Policy (documented, deterministic): a direct-mapped table of 256
+ * candidates counts starts per TTL: slot hash(ttl) holds one TTL and its
+ * count; a start of that TTL increments it, a start of another TTL that
+ * hashes there replaces it with count 1.  When a TTL's count reaches the
+ * threshold K (cfg.ttl_threshold, default 8), that start and every later
+ * one of the TTL go to a Lawn queue, which lives until it empties (and the
+ * count starts again).  So a TTL becomes a queue after K starts without a
+ * competing TTL in its slot: frequent TTLs are promoted at once, and 10^5
+ * scattered TTLs keep evicting each other and stay in the wheel.  The
+ * caller can override per TTL with tw_ttl_hint(): TW_TTL_QUEUE (a queue,
+ * kept while empty) or TW_TTL_WHEEL (never a queue).
+ *
+ *     START_TIMER     O(1): candidate lookup, then Lawn append or wheel place
+ *     STOP_TIMER      O(1): a node flag says which part holds it
+ *     advance         both parts; nothing due: one compare (the horizon is
+ *                     the earlier of the two parts')
+ *     next_expiry     exact: the earlier of the two parts' answers
+ *
+ * Order: FIFO within a TTL while it has a queue; otherwise as the wheel.
+ * Memory: the 40-byte node; the wheel's 90 KiB (default 64 x 11) plus
+ * 4 KiB of candidates plus Lawn's per-TTL tables.
+ */
+#include "hier.h"
+#include "lawn.h"
+
+#define HYB_F_LAWN TW_F_SCHEME2   /* node is in a Lawn queue */
+#define HYB_CANDIDATES 256u
+#define HYB_DEFAULT_K 8u
+
+struct hybrid_cand {
+    tw_time_t ttl;
+    uint32_t count;
+};
+
+struct hybrid_state {
+    struct lawn_state lawn;
+    struct hier_state wheel;
+    uint32_t threshold;
+    bool route_lawn;            /* reserve's decision, for insert */
+    struct hybrid_cand cand[HYB_CANDIDATES];
+};
+
+#define HYB(tw) TW_STATE(tw, struct hybrid_state)
+
+static int hybrid_validate(const struct tw_config *cfg)
+{
+    return tw_hier_validate(cfg->slots, cfg->levels);
+}
+
+static size_t hybrid_state_size(const struct tw_config *cfg)
+{
+    (void)cfg;
+    return sizeof(struct hybrid_state);
+}
+
+static int hybrid_init(struct tw *tw, const struct tw_config *cfg)
+{
+    struct hybrid_state *H = HYB(tw);
+    H->threshold = cfg->ttl_threshold ? cfg->ttl_threshold : HYB_DEFAULT_K;
+    int rc = tw_lawn_setup(tw, &H->lawn, false);
+    if (rc)
+        return rc;
+    rc = tw_hier_setup(tw, &H->wheel, cfg->slots);
+    if (rc)
+        tw_lawn_teardown(tw, &H->lawn);
+    return rc;
+}
+
+static void hybrid_fini(struct tw *tw)
+{
+    struct hybrid_state *H = HYB(tw);
+    tw_hier_teardown(tw, &H->wheel);
+    tw_lawn_teardown(tw, &H->lawn);
+}
+
+/* Decide where a timer of this TTL goes, and make room there. */
+static int hybrid_reserve(struct tw *tw, tw_time_t deadline)
+{
+    struct hybrid_state *H = HYB(tw);
+    tw_time_t ttl = deadline - tw->now;
+    struct lawn_q *q = tw_lawn_lookup(&H->lawn, ttl);
+    bool lawn;
+    if (q) {
+        lawn = q->mode != TW_TTL_WHEEL;
+    } else {
+        struct hybrid_cand *c =
+            &H->cand[(uint32_t)((ttl * 0x9e3779b97f4a7c15ull) >> 56) % HYB_CANDIDATES];
+        if (c->ttl == ttl) {
+            if (c->count < UINT32_MAX)
+                c->count++;
+        } else {
+            c->ttl = ttl;
+            c->count = 1;
+        }
+        lawn = c->count >= H->threshold;
+    }
+    if (lawn) {
+        int rc = tw_lawn_reserve(tw, &H->lawn, ttl);
+        if (rc)
+            return rc;
+    }
+    H->route_lawn = lawn;
+    return 0;
+}
+
+static void hybrid_insert(struct tw *tw, struct tw_timer *t)
+{
+    struct hybrid_state *H = HYB(tw);
+    if (H->route_lawn) {
+        /* Looked up again: a re-armed timer may have emptied (and so
+         * reclaimed) the queue since reserve; the room is still there. */
+        struct lawn_q *q = tw_lawn_get(tw, &H->lawn, t->tw_expires - tw->now);
+        t->tw_flags |= HYB_F_LAWN;
+        tw_lawn_insert(tw, &H->lawn, q, t);
+    } else {
+        tw_hier_insert(tw, &H->wheel, t);
+    }
+}
+
+static void hybrid_remove(struct tw *tw, struct tw_timer *t)
+{
+    struct hybrid_state *H = HYB(tw);
+    if (t->tw_flags & HYB_F_LAWN) {
+        t->tw_flags &= ~HYB_F_LAWN;
+        tw_lawn_remove(tw, &H->lawn, t);
+    } else {
+        tw_hier_remove(tw, &H->wheel, t);
+    }
+}
+
+static void hybrid_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
+{
+    struct hybrid_state *H = HYB(tw);
+    /* Each part sets the horizon to its own; the facility's is the earlier. */
+    tw_hier_collect(tw, &H->wheel, now, out);
+    tw_time_t wheel = tw->horizon;
+    tw_lawn_collect(tw, &H->lawn, now, out);
+    if (wheel < tw->horizon)
+        tw->horizon = wheel;
+}
+
+static int hybrid_next(struct tw *tw, tw_time_t *out)
+{
+    struct hybrid_state *H = HYB(tw);
+    tw_time_t a = 0, b = 0;
+    int ra = tw_hier_next(tw, &H->wheel, &a);
+    int rb = tw_lawn_next(tw, &H->lawn, &b);
+    if (!ra && !rb)
+        return 0;
+    *out = !ra ? b : !rb ? a : (a < b ? a : b);
+    return 1;
+}
+
+static int hybrid_check(struct tw *tw, struct tw_checker *c)
+{
+    struct hybrid_state *H = HYB(tw);
+    int rc = tw_lawn_check(tw, &H->lawn, c, HYB_F_LAWN);
+    if (rc == 0)
+        rc = tw_hier_check(tw, &H->wheel, c);
+    return rc;
+}
+
+static int hybrid_hint(struct tw *tw, tw_time_t ttl, int hint)
+{
+    return tw_lawn_hint(tw, &HYB(tw)->lawn, ttl, hint);
+}
+
+const struct tw_ops tw_hybrid_ops = {
+    .validate = hybrid_validate,
+    .state_size = hybrid_state_size,
+    .init = hybrid_init,
+    .fini = hybrid_fini,
+    .reserve = hybrid_reserve,
+    .insert = hybrid_insert,
+    .remove = hybrid_remove,
+    .collect = hybrid_collect,
+    .next = hybrid_next,
+    .check = hybrid_check,
+    .hint = hybrid_hint,
+};

@@ -1,0 +1,580 @@
+/*
+ * lawn.c -- Timer Lawn (A. Lev-Libfeld): one FIFO queue per distinct TTL.
+ *
+ * Timers that share a TTL (interval) expire in the order they were started,
+ * because time only moves forward: if a started before b with the same TTL,
+ * a's deadline is not after b's.  So a queue per TTL, appended at the tail,
+ * is sorted by construction, and the due timers of a queue are a prefix of
+ * it.  A hash table maps TTL to queue; a queue that empties is reclaimed.
+ *
+ *     TTL hash            queues (FIFO = deadline order)         heads heap
+ *     30 ---------------> [t=130] [t=131] [t=131] [t=170]        130 (ttl 30)
+ *     500 --------------> [t=540] [t=812]                        /      \
+ *     7 ----------------> [t=172]                          172 (7)  540 (500)
+ *
+ * The paper's PER_TICK_BOOKKEEPING peeks at the head of every queue, which
+ * costs O(distinct TTLs) whenever something is due.  Here the heads of the
+ * non-empty queues sit in a binary min-heap keyed by head deadline, so an
+ * advance pops only the queues whose head is due: O(expired + q log k) for
+ * q queues touched among k.  (TW_OPT_LAWN_SCAN keeps the paper's scan, to
+ * measure what the heap buys: docs/schemes/lawn.md.)  The heap's root is
+ * the paper's "closest expiration": an advance with nothing due is one
+ * compare in the facility (its horizon).
+ *
+ *     START_TIMER            O(1)        hash lookup, append; O(log k) when
+ *                                        the queue was empty (heap push)
+ *     STOP_TIMER             O(1)        unlink; O(log k) if it was a head
+ *     PER_TICK_BOOKKEEPING   O(1)        nothing due: the horizon compare
+ *     EXPIRY                 O(1) per timer + O(log k) per queue touched
+ *     next_expiry            O(1)        the heap's root
+ *
+ * The TTL of a timer is its deadline minus the facility's time when it is
+ * started, whether by tw_start() or tw_start_at(), so every start keeps its
+ * queue sorted: there is no case in which FIFO order breaks and a fallback
+ * structure would be needed.  What start_at with scattered deadlines does
+ * produce is many distinct TTLs, one short queue each: still exact, but
+ * with a heap operation per timer, Lawn's weak case (the hybrid scheme
+ * sends such timers to a wheel instead).
+ *
+ * A node keeps no pointer to its queue.  The head of each queue carries a
+ * flag; stopping a head finds the queue from its prev pointer (the queue's
+ * list head, container_of) and promotes the next node; stopping any other
+ * node is a plain unlink.
+ *
+ * Memory: the 40-byte node, and per distinct TTL a 48-byte queue, a 16-byte
+ * heap entry and a hash bucket; tables grow by doubling through the
+ * facility's allocator (reserved before a start changes anything, so
+ * TW_ENOMEM loses nothing) and shrink when a quarter full; up to 64
+ * reclaimed queues are kept for reuse so that a TTL that empties and comes
+ * back does not allocate.
+ *
+ * Multiple workers (the paper's section IV-A): queues are independent, so
+ * the TTL space partitions cleanly, by hashing the TTL to a worker, each
+ * with a lawn of its own and no shared state.  The timer service (a later
+ * issue) will shard that way: docs/schemes/lawn.md.
+ *
+ * Order: within one TTL, start order (checked by the tests); across TTLs,
+ * deadline order of queue heads as they are collected.
+ */
+#include "lawn.h"
+
+#include <stdlib.h>
+
+#define LAWN_NOWHERE UINT32_MAX
+#define LAWN_MIN_BUCKETS 16u
+#define LAWN_MIN_HEAP 16u
+#define LAWN_MAX_SPARE 64u
+
+static inline uint32_t hash_ttl(tw_time_t ttl, uint32_t nbucket)
+{
+    /* Fibonacci hashing: the top bits of ttl * 2^64/phi. */
+    return (uint32_t)((ttl * 0x9e3779b97f4a7c15ull) >> 32) & (nbucket - 1);
+}
+
+static inline struct lawn_q *q_of(struct tw_link *l)
+{
+    return tw_container_of(l, struct lawn_q, list);
+}
+
+/* ------------------------------------------------------- heads heap */
+
+static inline void hplace(struct lawn_state *L, uint32_t i, struct lawn_ent v)
+{
+    L->heap[i] = v;
+    v.q->hidx = i;
+}
+
+static void hup(struct lawn_state *L, uint32_t i, struct lawn_ent v)
+{
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (L->heap[p].e <= v.e)
+            break;
+        hplace(L, i, L->heap[p]);
+        i = p;
+    }
+    hplace(L, i, v);
+}
+
+static void hdown(struct lawn_state *L, uint32_t i, struct lawn_ent v)
+{
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= L->hlen)
+            break;
+        if (c + 1 < L->hlen && L->heap[c + 1].e < L->heap[c].e)
+            c++;
+        if (v.e <= L->heap[c].e)
+            break;
+        hplace(L, i, L->heap[c]);
+        i = c;
+    }
+    hplace(L, i, v);
+}
+
+static void hdelete(struct lawn_state *L, uint32_t i)
+{
+    L->heap[i].q->hidx = LAWN_NOWHERE;
+    struct lawn_ent last = L->heap[--L->hlen];
+    if (i == L->hlen)
+        return;
+    if (i > 0 && last.e < L->heap[(i - 1) / 2].e)
+        hup(L, i, last);
+    else
+        hdown(L, i, last);
+}
+
+/* The queue's head changed to deadline e (a later one): restore order. */
+static void hupdate(struct lawn_state *L, struct lawn_q *q, tw_time_t e)
+{
+    struct lawn_ent v = {e, q};
+    hdown(L, q->hidx, v);
+}
+
+/* ------------------------------------------------------- hash table */
+
+static int rehash(struct tw *tw, struct lawn_state *L, uint32_t nb)
+{
+    struct lawn_q **b = tw_mem_alloc(tw, (size_t)nb * sizeof *b);
+    if (b == NULL)
+        return TW_ENOMEM;
+    memset(b, 0, (size_t)nb * sizeof *b);
+    for (uint32_t i = 0; i < L->nbucket; i++) {
+        struct lawn_q *q = L->bucket[i];
+        while (q) {
+            struct lawn_q *n = q->hnext;
+            uint32_t h = hash_ttl(q->ttl, nb);
+            q->hnext = b[h];
+            b[h] = q;
+            q = n;
+        }
+    }
+    tw_mem_free(tw, L->bucket, (size_t)L->nbucket * sizeof *L->bucket);
+    L->bucket = b;
+    L->nbucket = nb;
+    return 0;
+}
+
+struct lawn_q *tw_lawn_lookup(const struct lawn_state *L, tw_time_t ttl)
+{
+    struct lawn_q *q = L->bucket[hash_ttl(ttl, L->nbucket)];
+    while (q && q->ttl != ttl)
+        q = q->hnext;
+    return q;
+}
+
+/* Keep a queue taken out of the hash for reuse, or free it. */
+static void release(struct tw *tw, struct lawn_state *L, struct lawn_q *q)
+{
+    L->nq--;
+    if (L->nspare < LAWN_MAX_SPARE) {
+        q->hnext = L->spare;
+        L->spare = q;
+        L->nspare++;
+    } else {
+        tw_mem_free(tw, q, sizeof *q);
+    }
+}
+
+/* Shrink the tables when a quarter full; failing to is harmless. */
+static void shrink(struct tw *tw, struct lawn_state *L)
+{
+    if (L->nbucket > LAWN_MIN_BUCKETS && L->nq < L->nbucket / 4)
+        (void)rehash(tw, L, L->nbucket / 2);
+    if (L->hcap > LAWN_MIN_HEAP && L->hlen < L->hcap / 4) {
+        struct lawn_ent *h = tw_mem_realloc(tw, L->heap, (size_t)L->hcap * sizeof *h,
+                                            (size_t)(L->hcap / 2) * sizeof *h);
+        if (h) {
+            L->heap = h;
+            L->hcap /= 2;
+        }
+    }
+}
+
+/* Reclaim q if it is empty and nothing asked to keep it. */
+static void maybe_reclaim(struct tw *tw, struct lawn_state *L, struct lawn_q *q)
+{
+    if (q->mode != TW_TTL_AUTO || !tw_list_empty(&q->list))
+        return;
+    struct lawn_q **pp = &L->bucket[hash_ttl(q->ttl, L->nbucket)];
+    while (*pp != q)
+        pp = &(*pp)->hnext;
+    *pp = q->hnext;
+    release(tw, L, q);
+    shrink(tw, L);
+}
+
+/* ------------------------------------------------------- setup */
+
+int tw_lawn_setup(struct tw *tw, struct lawn_state *L, bool scan)
+{
+    memset(L, 0, sizeof *L);
+    L->scan = scan;
+    L->bucket = tw_mem_alloc(tw, LAWN_MIN_BUCKETS * sizeof *L->bucket);
+    L->heap = tw_mem_alloc(tw, LAWN_MIN_HEAP * sizeof *L->heap);
+    if (L->bucket == NULL || L->heap == NULL) {
+        tw_mem_free(tw, L->bucket, LAWN_MIN_BUCKETS * sizeof *L->bucket);
+        tw_mem_free(tw, L->heap, LAWN_MIN_HEAP * sizeof *L->heap);
+        return TW_ENOMEM;
+    }
+    memset(L->bucket, 0, LAWN_MIN_BUCKETS * sizeof *L->bucket);
+    L->nbucket = LAWN_MIN_BUCKETS;
+    L->hcap = LAWN_MIN_HEAP;
+    /* One spare queue, so that the first TTL needs no allocation. */
+    L->spare = tw_mem_alloc(tw, sizeof *L->spare);
+    if (L->spare == NULL) {
+        tw_lawn_teardown(tw, L);
+        return TW_ENOMEM;
+    }
+    L->spare->hnext = NULL;
+    L->nspare = 1;
+    return 0;
+}
+
+void tw_lawn_teardown(struct tw *tw, struct lawn_state *L)
+{
+    for (uint32_t i = 0; i < L->nbucket; i++) {
+        struct lawn_q *q = L->bucket[i];
+        while (q) {
+            struct lawn_q *n = q->hnext;
+            tw_mem_free(tw, q, sizeof *q);
+            q = n;
+        }
+    }
+    while (L->spare) {
+        struct lawn_q *n = L->spare->hnext;
+        tw_mem_free(tw, L->spare, sizeof *L->spare);
+        L->spare = n;
+    }
+    tw_mem_free(tw, L->bucket, (size_t)L->nbucket * sizeof *L->bucket);
+    tw_mem_free(tw, L->heap, (size_t)L->hcap * sizeof *L->heap);
+    L->bucket = NULL;
+    L->heap = NULL;
+}
+
+int tw_lawn_reserve(struct tw *tw, struct lawn_state *L, tw_time_t ttl)
+{
+    struct lawn_q *q = tw_lawn_lookup(L, ttl);
+    /* Room in the heap for one more head, for a new or an empty queue. */
+    if ((q == NULL || tw_list_empty(&q->list)) && L->hlen == L->hcap) {
+        if (L->hcap >= UINT32_MAX / 2)
+            return TW_ENOMEM;
+        struct lawn_ent *h = tw_mem_realloc(tw, L->heap, (size_t)L->hcap * sizeof *h,
+                                            (size_t)L->hcap * 2 * sizeof *h);
+        if (h == NULL)
+            return TW_ENOMEM;
+        L->heap = h;
+        L->hcap *= 2;
+    }
+    if (q)
+        return 0;
+    if (L->spare == NULL) {
+        struct lawn_q *n = tw_mem_alloc(tw, sizeof *n);
+        if (n == NULL)
+            return TW_ENOMEM;
+        n->hnext = NULL;
+        L->spare = n;
+        L->nspare = 1;
+    }
+    /* Grow at load factor 1, by doubling: amortised O(1) per new TTL. */
+    if (L->nq + 1 > L->nbucket && L->nbucket < (1u << 30))
+        return rehash(tw, L, L->nbucket * 2);
+    return 0;
+}
+
+struct lawn_q *tw_lawn_get(struct tw *tw, struct lawn_state *L, tw_time_t ttl)
+{
+    (void)tw;
+    struct lawn_q *q = tw_lawn_lookup(L, ttl);
+    if (q)
+        return q;
+    q = L->spare; /* reserved */
+    L->spare = q->hnext;
+    L->nspare--;
+    tw_list_init(&q->list);
+    q->ttl = ttl;
+    q->hidx = LAWN_NOWHERE;
+    q->mode = TW_TTL_AUTO;
+    uint32_t h = hash_ttl(ttl, L->nbucket);
+    q->hnext = L->bucket[h];
+    L->bucket[h] = q;
+    L->nq++;
+    return q;
+}
+
+/* ------------------------------------------------------- operations */
+
+void tw_lawn_insert(struct tw *tw, struct lawn_state *L, struct lawn_q *q, struct tw_timer *t)
+{
+    bool was_empty = tw_list_empty(&q->list);
+    tw_list_add_tail(&q->list, &t->tw_u.link);
+    if (was_empty) {
+        t->tw_flags |= LAWN_F_HEAD;
+        if (!L->scan) {
+            struct lawn_ent v = {t->tw_expires, q};
+            hup(L, L->hlen++, v);
+        }
+        tw_horizon_lower(tw, t->tw_expires);
+    }
+}
+
+void tw_lawn_remove(struct tw *tw, struct lawn_state *L, struct tw_timer *t)
+{
+    struct tw_link *l = &t->tw_u.link;
+    if (!(t->tw_flags & LAWN_F_HEAD)) {
+        tw_list_del(l);
+        return;
+    }
+    struct lawn_q *q = q_of(l->prev);
+    tw_list_del(l);
+    t->tw_flags &= ~LAWN_F_HEAD;
+    if (tw_list_empty(&q->list)) {
+        if (!L->scan)
+            hdelete(L, q->hidx);
+        maybe_reclaim(tw, L, q);
+    } else {
+        struct tw_timer *h = tw_of(q->list.next);
+        h->tw_flags |= LAWN_F_HEAD;
+        if (!L->scan)
+            hupdate(L, q, h->tw_expires);
+    }
+}
+
+/* Move the due prefix of q to one ready lane (keeping FIFO within the TTL)
+ * and return the deadline of its new head, TW_TIME_MAX if it emptied. */
+static tw_time_t mow(struct lawn_state *L, struct lawn_q *q, tw_time_t now,
+                     struct tw_ready *out)
+{
+    struct tw_link *lane = &out->lane[L->lane++ & (TW_LANES - 1)];
+    struct tw_link *h = &q->list, *l = h->next;
+    tw_of(l)->tw_flags &= ~LAWN_F_HEAD;
+    while (l != h && tw_of(l)->tw_expires <= now) {
+        struct tw_link *n = l->next;
+        tw_list_del(l);
+        tw_list_add_tail(lane, l);
+        l = n;
+    }
+    if (l == h)
+        return TW_TIME_MAX;
+    tw_of(l)->tw_flags |= LAWN_F_HEAD;
+    return tw_of(l)->tw_expires;
+}
+
+void tw_lawn_collect(struct tw *tw, struct lawn_state *L, tw_time_t now, struct tw_ready *out)
+{
+    if (L->scan) {
+        /* The paper's bookkeeping: peek at every queue's head. */
+        tw_time_t closest = TW_TIME_MAX;
+        for (uint32_t i = 0; i < L->nbucket; i++) {
+            struct lawn_q *q = L->bucket[i];
+            while (q) {
+                struct lawn_q *n = q->hnext;
+                if (!tw_list_empty(&q->list)) {
+                    tw_time_t e = tw_of(q->list.next)->tw_expires;
+                    if (e <= now)
+                        e = mow(L, q, now, out);
+                    if (e < closest)
+                        closest = e;
+                }
+                q = n;
+            }
+        }
+        /* Reclaim the emptied queues, then shrink once. */
+        for (uint32_t i = 0; i < L->nbucket; i++) {
+            struct lawn_q **pp = &L->bucket[i];
+            while (*pp) {
+                struct lawn_q *q = *pp;
+                if (q->mode == TW_TTL_AUTO && tw_list_empty(&q->list)) {
+                    *pp = q->hnext;
+                    release(tw, L, q);
+                } else {
+                    pp = &q->hnext;
+                }
+            }
+        }
+        shrink(tw, L);
+        tw->horizon = closest;
+        return;
+    }
+    while (L->hlen > 0 && L->heap[0].e <= now) {
+        struct lawn_q *q = L->heap[0].q;
+        tw_time_t e = mow(L, q, now, out);
+        if (e == TW_TIME_MAX) {
+            hdelete(L, 0);
+            maybe_reclaim(tw, L, q);
+        } else {
+            hupdate(L, q, e);
+        }
+    }
+    tw->horizon = L->hlen ? L->heap[0].e : TW_TIME_MAX;
+}
+
+int tw_lawn_next(struct tw *tw, struct lawn_state *L, tw_time_t *out)
+{
+    (void)tw;
+    if (!L->scan) {
+        if (L->hlen == 0)
+            return 0;
+        *out = L->heap[0].e;
+        return 1;
+    }
+    bool any = false;
+    tw_time_t best = TW_TIME_MAX;
+    for (uint32_t i = 0; i < L->nbucket; i++)
+        for (struct lawn_q *q = L->bucket[i]; q; q = q->hnext)
+            if (!tw_list_empty(&q->list)) {
+                any = true;
+                if (tw_of(q->list.next)->tw_expires < best)
+                    best = tw_of(q->list.next)->tw_expires;
+            }
+    if (any)
+        *out = best;
+    return any;
+}
+
+int tw_lawn_hint(struct tw *tw, struct lawn_state *L, tw_time_t ttl, int hint)
+{
+    struct lawn_q *q = tw_lawn_lookup(L, ttl);
+    if (hint == TW_TTL_AUTO) {
+        if (q) {
+            q->mode = TW_TTL_AUTO;
+            maybe_reclaim(tw, L, q);
+        }
+        return 0;
+    }
+    if (q == NULL) {
+        int rc = tw_lawn_reserve(tw, L, ttl);
+        if (rc)
+            return rc;
+        q = tw_lawn_get(tw, L, ttl);
+    }
+    q->mode = (uint8_t)hint;
+    return 0;
+}
+
+int tw_lawn_check(struct tw *tw, struct lawn_state *L, struct tw_checker *c, uint32_t flag)
+{
+    uint32_t nq = 0, nonempty = 0;
+    for (uint32_t i = 0; i < L->nbucket; i++) {
+        for (struct lawn_q *q = L->bucket[i]; q; q = q->hnext) {
+            nq++;
+            if (hash_ttl(q->ttl, L->nbucket) != i)
+                return tw_fail(c, "lawn: TTL %llu in bucket %u", (unsigned long long)q->ttl, i);
+            if (tw_list_empty(&q->list)) {
+                if (q->mode == TW_TTL_AUTO)
+                    return tw_fail(c, "lawn: empty queue for TTL %llu was not reclaimed",
+                                   (unsigned long long)q->ttl);
+                if (!L->scan && q->hidx != LAWN_NOWHERE)
+                    return tw_fail(c, "lawn: empty queue in the heads heap");
+                continue;
+            }
+            nonempty++;
+            tw_time_t last = 0;
+            for (struct tw_link *l = q->list.next; l != &q->list; l = l->next) {
+                const struct tw_timer *t = tw_of(l);
+                if (l->next->prev != l)
+                    return tw_fail(c, "lawn: broken link in queue %llu",
+                                   (unsigned long long)q->ttl);
+                int rc = tw_check_node(tw, c, t);
+                if (rc)
+                    return rc;
+                bool head = l == q->list.next;
+                if (!!(t->tw_flags & LAWN_F_HEAD) != head)
+                    return tw_fail(c, "lawn: head flag wrong in queue %llu",
+                                   (unsigned long long)q->ttl);
+                if ((t->tw_flags & flag) != flag)
+                    return tw_fail(c, "lawn: node without the queue flag");
+                if (t->tw_expires < last)
+                    return tw_fail(c, "lawn: queue %llu not in deadline order",
+                                   (unsigned long long)q->ttl);
+                last = t->tw_expires;
+                c->seen++;
+            }
+            if (!L->scan) {
+                if (q->hidx >= L->hlen || L->heap[q->hidx].q != q ||
+                    L->heap[q->hidx].e != tw_of(q->list.next)->tw_expires)
+                    return tw_fail(c, "lawn: queue %llu's head is not in the heap as it is",
+                                   (unsigned long long)q->ttl);
+            }
+        }
+    }
+    if (nq != L->nq)
+        return tw_fail(c, "lawn: %u queues hashed, count says %u", nq, L->nq);
+    if (!L->scan) {
+        if (L->hlen != nonempty)
+            return tw_fail(c, "lawn: heap holds %u heads for %u queues", L->hlen, nonempty);
+        for (uint32_t i = 1; i < L->hlen; i++)
+            if (L->heap[i].e < L->heap[(i - 1) / 2].e)
+                return tw_fail(c, "lawn: heads heap out of order at %u", i);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------ the scheme on its own */
+
+#define LAWN(tw) TW_STATE(tw, struct lawn_state)
+
+static int lawn_validate(const struct tw_config *cfg)
+{
+    (void)cfg;
+    return 0;
+}
+
+static size_t lawn_state_size(const struct tw_config *cfg)
+{
+    (void)cfg;
+    return sizeof(struct lawn_state);
+}
+
+static int lawn_init(struct tw *tw, const struct tw_config *cfg)
+{
+    return tw_lawn_setup(tw, LAWN(tw), (cfg->options & TW_OPT_LAWN_SCAN) != 0);
+}
+
+static void lawn_fini(struct tw *tw) { tw_lawn_teardown(tw, LAWN(tw)); }
+
+static int lawn_reserve(struct tw *tw, tw_time_t deadline)
+{
+    return tw_lawn_reserve(tw, LAWN(tw), deadline - tw->now);
+}
+
+static void lawn_insert(struct tw *tw, struct tw_timer *t)
+{
+    struct lawn_state *L = LAWN(tw);
+    tw_lawn_insert(tw, L, tw_lawn_get(tw, L, t->tw_expires - tw->now), t);
+}
+
+static void lawn_remove(struct tw *tw, struct tw_timer *t) { tw_lawn_remove(tw, LAWN(tw), t); }
+
+static void lawn_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
+{
+    tw_lawn_collect(tw, LAWN(tw), now, out);
+}
+
+static int lawn_next(struct tw *tw, tw_time_t *out) { return tw_lawn_next(tw, LAWN(tw), out); }
+
+static int lawn_check(struct tw *tw, struct tw_checker *c)
+{
+    return tw_lawn_check(tw, LAWN(tw), c, 0);
+}
+
+static int lawn_hint(struct tw *tw, tw_time_t ttl, int hint)
+{
+    if (hint == TW_TTL_WHEEL)
+        return TW_EINVAL; /* a lawn has no wheel */
+    return tw_lawn_hint(tw, LAWN(tw), ttl, hint);
+}
+
+const struct tw_ops tw_lawn_ops = {
+    .validate = lawn_validate,
+    .state_size = lawn_state_size,
+    .init = lawn_init,
+    .fini = lawn_fini,
+    .reserve = lawn_reserve,
+    .insert = lawn_insert,
+    .remove = lawn_remove,
+    .collect = lawn_collect,
+    .next = lawn_next,
+    .check = lawn_check,
+    .hint = lawn_hint,
+};

@@ -1,0 +1,51 @@
+/*
+ * lawn.h -- Timer Lawn (lawn.c) as parts that another scheme can embed:
+ * the hybrid keeps its TTL queues this way beside a hierarchical wheel.
+ */
+#ifndef TW_LAWN_H
+#define TW_LAWN_H
+
+#include "../twheel_internal.h"
+
+/* Node flag: this timer is the head of its queue (its prev is the queue's
+ * list head, so stop can find the queue without a pointer in the node). */
+#define LAWN_F_HEAD TW_F_SCHEME1
+
+struct lawn_q {
+    struct tw_link list;        /* FIFO of timers, sorted by construction */
+    tw_time_t ttl;
+    struct lawn_q *hnext;       /* hash chain, or the spare list */
+    uint32_t hidx;              /* position in the heads heap */
+    uint8_t mode;               /* enum tw_ttl_hint: AUTO, QUEUE (kept), WHEEL */
+};
+
+struct lawn_ent {
+    tw_time_t e;                /* deadline of the queue's head */
+    struct lawn_q *q;
+};
+
+struct lawn_state {
+    struct lawn_q **bucket;     /* TTL -> queue, chained */
+    uint32_t nbucket, nq;       /* nbucket a power of two; nq queues hashed */
+    struct lawn_ent *heap;      /* binary min-heap of non-empty queues' heads */
+    uint32_t hlen, hcap;
+    struct lawn_q *spare;       /* reclaimed queues kept for reuse */
+    uint32_t nspare;
+    uint32_t lane;              /* ready lane for the next queue collected */
+    bool scan;                  /* TW_OPT_LAWN_SCAN: the paper's scan */
+};
+
+int tw_lawn_setup(struct tw *tw, struct lawn_state *L, bool scan);
+void tw_lawn_teardown(struct tw *tw, struct lawn_state *L);
+struct lawn_q *tw_lawn_lookup(const struct lawn_state *L, tw_time_t ttl);
+/* Make room for a timer of this TTL; then tw_lawn_get() cannot fail. */
+int tw_lawn_reserve(struct tw *tw, struct lawn_state *L, tw_time_t ttl);
+struct lawn_q *tw_lawn_get(struct tw *tw, struct lawn_state *L, tw_time_t ttl);
+void tw_lawn_insert(struct tw *tw, struct lawn_state *L, struct lawn_q *q, struct tw_timer *t);
+void tw_lawn_remove(struct tw *tw, struct lawn_state *L, struct tw_timer *t);
+void tw_lawn_collect(struct tw *tw, struct lawn_state *L, tw_time_t now, struct tw_ready *out);
+int tw_lawn_next(struct tw *tw, struct lawn_state *L, tw_time_t *out);
+int tw_lawn_check(struct tw *tw, struct lawn_state *L, struct tw_checker *c, uint32_t flag);
+int tw_lawn_hint(struct tw *tw, struct lawn_state *L, tw_time_t ttl, int hint);
+
+#endif
