@@ -62,6 +62,7 @@ struct diff {
     int exact;
     uint32_t slots;             /* the configuration's, for latest_fire */
     int quiet;                  /* callbacks only record */
+    int ttl_mode;               /* intervals mostly from a few TTLs */
     struct rng r;
     tw_time_t now;              /* the model's clock */
     tw_time_t maxi;             /* tw_max_interval() */
@@ -89,10 +90,18 @@ static const tw_time_t boundary_intervals[] = {
 };
 #define NBOUNDARY (sizeof boundary_intervals / sizeof boundary_intervals[0])
 
+/* The "ttl" variant: a program that uses a few TTLs again and again, the
+ * case Lawn and the hybrid are built for (queues fill, empty, come back). */
+static const tw_time_t ttl_set[] = {1, 7, 30, 64, 500, 4096, 1u << 20, 1ull << 40};
+
 static tw_time_t gen_interval(struct diff *d)
 {
     uint64_t p = rng_below(&d->r, 100);
     tw_time_t iv;
+    if (d->ttl_mode && p < 85) {
+        iv = ttl_set[rng_below(&d->r, sizeof ttl_set / sizeof ttl_set[0])];
+        return iv > d->maxi ? d->maxi : iv;
+    }
     if (p < 8)
         iv = 0;
     else if (p < 35)
@@ -506,6 +515,7 @@ static void verify(struct diff *d)
 static void run_one(struct ctx *c, struct diff *d, const struct tw_config *cfg)
 {
     memset(d, 0, sizeof *d);
+    d->ttl_mode = c->variant != NULL && strcmp(c->variant, "ttl") == 0;
     d->c = c;
     d->s = c->scheme;
     d->exact = scheme_exact(c->scheme);
@@ -515,6 +525,14 @@ static void run_one(struct ctx *c, struct diff *d, const struct tw_config *cfg)
     ASSERT_OK(tw_create(&d->tw, cfg));
     d->maxi = tw_max_interval(d->tw);
     ASSERT_EQ_INT(tw_get_scheme(d->tw), c->scheme);
+    if (d->ttl_mode) {
+        /* pin one TTL's queue; keep another in the hybrid's wheel */
+        int ttl_schemes = c->scheme == TW_LAWN || c->scheme == TW_HYBRID;
+        ASSERT_EQ_RC(tw_ttl_hint(d->tw, 30, TW_TTL_QUEUE), ttl_schemes ? 0 : TW_EINVAL);
+        ASSERT_EQ_RC(tw_ttl_hint(d->tw, 500, TW_TTL_WHEEL),
+                     c->scheme == TW_HYBRID ? 0 : TW_EINVAL);
+        ASSERT_EQ_RC(tw_ttl_hint(d->tw, 0, TW_TTL_QUEUE), TW_EINVAL);
+    }
     for (int i = 0; i < NTIMERS; i++) {
         d->t[i].d = d;
         d->t[i].idx = i;
@@ -591,8 +609,11 @@ static void case_differential(struct ctx *c)
 {
     struct diff *d = calloc(1, sizeof *d);
     ASSERT_NOT_NULL(d);
-    for (int variant = 0; variant < 2; variant++) {
+    static const char *const names[] = {"default", "small", "ttl"};
+    for (int variant = 0; variant < 3; variant++) {
         struct tw_config cfg = c->cfg;
+        if (variant == 2 && c->scheme == TW_HYBRID)
+            cfg.ttl_threshold = 2; /* promote TTLs to queues quickly */
         if (variant == 1) {
             /* small tables that wrap all the time; only for schemes with tables */
             switch (c->scheme) {
@@ -614,7 +635,7 @@ static void case_differential(struct ctx *c)
                 break;
             }
         }
-        c->variant = variant ? "small" : "default";
+        c->variant = names[variant];
         for (unsigned k = 0; k < test_diff_seeds; k++) {
             c->seed = 1000u * (unsigned)variant + k + 1;
             run_one(c, d, &cfg);
