@@ -130,6 +130,8 @@ enum tw_scheme {
     TW_HASHED,               /* Scheme 6: hashed wheel, unsorted lists */
     TW_HIERARCHICAL,         /* Scheme 7: levels of wheels, exact */
     TW_HIERARCHICAL_COARSE,  /* Scheme 7 without migration (Nichols) */
+    TW_LAWN,                 /* Lev-Libfeld's Timer Lawn: a FIFO per TTL */
+    TW_HYBRID,               /* Lawn queues for frequent TTLs, Scheme 7 else */
     TW_SCHEME_COUNT
 };
 
@@ -164,9 +166,20 @@ struct tw_config {
     uint32_t levels;
     /* The facility's time at creation. */
     tw_time_t start;
+    /* hybrid: a TTL gets its own FIFO queue once this many timers of it
+     * have been started in a row of its hash slot (0: default 8; 1: every
+     * TTL gets a queue, which is lawn). */
+    uint32_t ttl_threshold;
+    /* TW_OPT_* flags; 0 for the defaults. */
+    uint32_t options;
     /* NULL means malloc/realloc/free. */
     const struct tw_allocator *allocator;
 };
+
+/* lawn: find due queues by scanning every TTL queue at each advance, as
+ * the paper's PER_TICK_BOOKKEEPING does, instead of a heap of queue heads
+ * (for measurement; the heap is the default). */
+#define TW_OPT_LAWN_SCAN 0x1u
 
 /* Fill `cfg` with the defaults for `scheme`.  Returns 0 or TW_EINVAL. */
 TW_EXTERN int tw_config_init(struct tw_config *cfg, enum tw_scheme scheme);
@@ -217,6 +230,19 @@ TW_EXTERN int tw_timer_pending(const struct tw_timer *timer);
 /* The node's absolute deadline; meaningful while pending and, after it
  * fired, the deadline it fired for. */
 TW_EXTERN tw_time_t tw_timer_deadline(const struct tw_timer *timer);
+
+/* How the lawn and hybrid schemes treat one TTL (interval). */
+enum tw_ttl_hint {
+    TW_TTL_AUTO = 0,   /* the scheme's policy (lawn: a queue while pending) */
+    TW_TTL_QUEUE = 1,  /* a FIFO queue, kept even while empty */
+    TW_TTL_WHEEL = 2   /* hybrid only: never a queue, always the wheel */
+};
+
+/* Tell a lawn or hybrid facility how to treat timers whose interval is
+ * `ttl` (deadline - now when started).  Affects timers started afterwards.
+ * Returns 0, TW_EINVAL (NULL, an unknown hint, ttl 0, TW_TTL_WHEEL on lawn,
+ * or a scheme without TTL queues) or TW_ENOMEM. */
+TW_EXTERN int tw_ttl_hint(struct tw *tw, tw_time_t ttl, enum tw_ttl_hint hint);
 
 /* ------------------------------------------------------------------- expiry */
 
