@@ -178,7 +178,7 @@ static void wl_expire(struct drv *d, const struct wl_spec *s, struct rng *r,
  * in expiry with probability exp(-20 d / I); averaged over d uniform in
  * [1, I] that is 1/20: about 95% of timers are stopped before they expire.
  * The measured share is reported.  After I/8 steps of warm-up, the timed
- * phase runs enough steps for max(2.5 n, 65536) restarts.
+ * phase runs enough steps for about `ops` restarts.
  * Figure: ns per operation, an operation being one restart or one expiry
  * (with its restart), each carrying its share of the per-tick advances.
  */
@@ -187,9 +187,7 @@ static void wl_tcp(struct drv *d, const struct wl_spec *s, struct rng *r, struct
 {
     const double rate = 20.0 * (double)s->n / (double)s->hi;
     const uint64_t rate_fp = (uint64_t)(rate * 4294967296.0);
-    double want = 2.5 * (double)s->n;
-    if (want < 65536.0)
-        want = 65536.0;
+    const double want = (double)s->ops;
     const uint64_t warm = s->hi / 8 ? s->hi / 8 : 1;
     const uint64_t steps = (uint64_t)(want / rate) + 1;
 

@@ -180,6 +180,9 @@ struct tw_config {
  * the paper's PER_TICK_BOOKKEEPING does, instead of a heap of queue heads
  * (for measurement; the heap is the default). */
 #define TW_OPT_LAWN_SCAN 0x1u
+/* ordered: search for a new timer's place from the head, as the old BSD
+ * callout list did (the paper's Fig. 9 baseline), instead of the rear. */
+#define TW_OPT_ORDERED_FRONT 0x2u
 
 /* Fill `cfg` with the defaults for `scheme`.  Returns 0 or TW_EINVAL. */
 TW_EXTERN int tw_config_init(struct tw_config *cfg, enum tw_scheme scheme);

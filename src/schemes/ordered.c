@@ -21,11 +21,16 @@
  *
  * Equal deadlines are FIFO: a new timer goes after every timer with the same
  * deadline, so timers due together fire in the order they were started.
+ *
+ * TW_OPT_ORDERED_FRONT searches from the head instead, as 4.3BSD's
+ * timeout() did; that is the O(n) start the paper's Fig. 9 measured, and
+ * twbench's fig9 workload reproduces it with this option.
  */
 #include "../twheel_internal.h"
 
 struct ordered_state {
     struct tw_link head;
+    bool front;                 /* TW_OPT_ORDERED_FRONT: search from the head */
 };
 
 static int ordered_validate(const struct tw_config *cfg)
@@ -42,8 +47,9 @@ static size_t ordered_state_size(const struct tw_config *cfg)
 
 static int ordered_init(struct tw *tw, const struct tw_config *cfg)
 {
-    (void)cfg;
-    tw_list_init(&TW_STATE(tw, struct ordered_state)->head);
+    struct ordered_state *o = TW_STATE(tw, struct ordered_state);
+    tw_list_init(&o->head);
+    o->front = (cfg->options & TW_OPT_ORDERED_FRONT) != 0;
     return 0;
 }
 
@@ -51,11 +57,20 @@ static void ordered_fini(struct tw *tw) { (void)tw; }
 
 static void ordered_insert(struct tw *tw, struct tw_timer *t)
 {
-    struct tw_link *h = &TW_STATE(tw, struct ordered_state)->head;
-    struct tw_link *p = h->prev;
+    struct ordered_state *o = TW_STATE(tw, struct ordered_state);
+    struct tw_link *h = &o->head, *p;
     tw_time_t e = t->tw_expires;
-    while (p != h && tw_of(p)->tw_expires > e)
+    if (o->front) {
+        /* BSD's timeout(): walk from the head past every timer due no later */
+        p = h->next;
+        while (p != h && tw_of(p)->tw_expires <= e)
+            p = p->next;
         p = p->prev;
+    } else {
+        p = h->prev;
+        while (p != h && tw_of(p)->tw_expires > e)
+            p = p->prev;
+    }
     tw_list_add_after(p, &t->tw_u.link);
     tw_horizon_lower(tw, e);
 }

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Install what building, testing and benchmarking twheel needs, with apt-get,
+# when it is missing; does nothing (and needs no network) when all is there.
+#
+#   scripts/deps.sh          compiler, make, cmake, pkg-config, libev-dev
+#   scripts/deps.sh --ci     the same plus valgrind and python3
+set -euo pipefail
+
+need=()
+have_cmd() { command -v "$1" >/dev/null 2>&1; }
+have_cmd cmake || need+=(cmake)
+have_cmd make || need+=(make)
+have_cmd gcc || need+=(gcc)
+have_cmd cc || need+=(gcc)
+[ -e /usr/include/stdio.h ] || need+=(libc6-dev)
+have_cmd pkg-config || need+=(pkg-config)
+[ -e /usr/include/ev.h ] || need+=(libev-dev)
+if [ "${1:-}" = "--ci" ]; then
+  have_cmd valgrind || need+=(valgrind)
+  have_cmd python3 || need+=(python3)
+fi
+
+if [ ${#need[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "deps: installing ${need[*]}"
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  if have_cmd sudo; then
+    sudo=(sudo)
+  else
+    echo "deps: need root (or sudo) to install: ${need[*]}" >&2
+    exit 1
+  fi
+fi
+"${sudo[@]}" apt-get update -q
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${need[@]}"
