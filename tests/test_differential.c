@@ -618,9 +618,14 @@ static void case_differential(struct ctx *c)
             /* small tables that wrap all the time; only for schemes with tables */
             switch (c->scheme) {
             case TW_LIST:
-            case TW_ORDERED:
             case TW_HEAP:
                 continue;
+            case TW_ORDERED:
+                cfg.options = TW_OPT_ORDERED_FRONT; /* BSD's search */
+                break;
+            case TW_LAWN:
+                cfg.options = TW_OPT_LAWN_SCAN; /* the paper's scan */
+                break;
             case TW_HIERARCHICAL:
                 cfg.slots = 4;
                 cfg.levels = 0;
