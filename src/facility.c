@@ -334,7 +334,7 @@ TW_INLINE int check_args(const struct tw *tw, const struct tw_timer *t)
     return 0;
 }
 
-static int arm(struct tw *tw, struct tw_timer *t, tw_time_t deadline)
+TW_INLINE int arm(struct tw *tw, struct tw_timer *t, tw_time_t deadline)
 {
     int rc = check_args(tw, t);
     if (TW_UNLIKELY(rc))

@@ -20,13 +20,16 @@ int tw_slots_init(struct tw *tw, struct tw_slots *s, uint32_t n, unsigned lshift
     s->deal = 0;
     s->head = tw_mem_alloc(tw, ((size_t)n << lshift) * sizeof *s->head);
     s->bm = tw_mem_alloc(tw, words_for(n) * sizeof *s->bm);
-    if (s->head == NULL || s->bm == NULL) {
+    s->lanes = lshift ? tw_mem_alloc(tw, n) : NULL;
+    if (s->head == NULL || s->bm == NULL || (lshift && s->lanes == NULL)) {
         tw_slots_fini(tw, s);
         return TW_ENOMEM;
     }
     for (size_t i = 0; i < ((size_t)n << lshift); i++)
         tw_list_init(&s->head[i]);
     memset(s->bm, 0, words_for(n) * sizeof *s->bm);
+    if (lshift)
+        memset(s->lanes, 0, n);
     return 0;
 }
 
@@ -34,16 +37,23 @@ void tw_slots_fini(struct tw *tw, struct tw_slots *s)
 {
     tw_mem_free(tw, s->head, ((size_t)s->n << s->lshift) * sizeof *s->head);
     tw_mem_free(tw, s->bm, words_for(s->n) * sizeof *s->bm);
+    if (s->lshift)
+        tw_mem_free(tw, s->lanes, s->n);
     s->head = NULL;
     s->bm = NULL;
+    s->lanes = NULL;
 }
 
 int tw_slots_check_bits(const struct tw_slots *s, struct tw_checker *c, const char *who)
 {
-    for (uint32_t i = 0; i < s->n; i++)
+    for (uint32_t i = 0; i < s->n; i++) {
         if (tw_slots_empty(s, i) == tw_bm_test(s->bm, i))
             return tw_fail(c, "%s: slot %u has bit %d but %s list", who, i,
                            (int)tw_bm_test(s->bm, i),
                            tw_slots_empty(s, i) ? "an empty" : "a full");
+        for (unsigned j = 0; s->lshift && j < (1u << s->lshift); j++)
+            if (tw_list_empty(&s->head[(i << s->lshift) + j]) == ((s->lanes[i] >> j) & 1u))
+                return tw_fail(c, "%s: slot %u lane %u bit disagrees with its list", who, i, j);
+    }
     return 0;
 }

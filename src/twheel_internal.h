@@ -187,7 +187,7 @@ TW_INLINE size_t tw_window_next(const uint64_t *bm, size_t base, size_t m, size_
  * each node's address is in the node before it; the core pops the lanes in
  * turn, so TW_LANES chains of cache misses are in flight at once instead of
  * one.  A scheme that promises an order puts everything on lane 0. */
-#define TW_LANE_SHIFT 3u
+#define TW_LANE_SHIFT 3u /* 8 lanes: one byte of lane bits per slot */
 #define TW_LANES (1u << TW_LANE_SHIFT)
 
 struct tw_ready {
@@ -227,6 +227,7 @@ struct tw_checker;
 struct tw_slots {
     struct tw_link *head;       /* n << lshift list heads */
     uint64_t *bm;
+    uint8_t *lanes;             /* lshift > 0: bit j set iff lane j not empty */
     uint32_t n, mask;           /* n a power of two */
     unsigned lshift;            /* 0 (one list per slot) or TW_LANE_SHIFT */
     unsigned deal;              /* next lane to deal to */
@@ -238,9 +239,11 @@ int tw_slots_check_bits(const struct tw_slots *s, struct tw_checker *c, const ch
 
 TW_INLINE void tw_slots_add(struct tw_slots *s, size_t i, struct tw_link *l)
 {
-    size_t lane = s->deal++ & ((1u << s->lshift) - 1);
+    unsigned lane = s->deal++ & ((1u << s->lshift) - 1);
     tw_list_add_tail(&s->head[(i << s->lshift) + lane], l);
     tw_bm_set(s->bm, i);
+    if (s->lshift)
+        s->lanes[i] |= (uint8_t)(1u << lane);
 }
 
 /* True if every lane of slot i is empty. */
@@ -261,10 +264,13 @@ TW_INLINE void tw_slots_unlink(struct tw_slots *s, struct tw_link *l)
 {
     tw_list_del(l);
     if (l->next == l->prev) {
-        uintptr_t h = (uintptr_t)l->next, lo = (uintptr_t)s->head;
-        if (h >= lo && h < lo + ((size_t)s->n << s->lshift) * sizeof *s->head) {
-            size_t i = ((size_t)(h - lo) / sizeof *s->head) >> s->lshift;
-            if (s->lshift == 0 || tw_slots_empty(s, i))
+        /* Unsigned: a head below the table wraps to a huge index. */
+        size_t k = (size_t)((uintptr_t)l->next - (uintptr_t)s->head) / sizeof *s->head;
+        if (k < ((size_t)s->n << s->lshift)) {
+            size_t i = k >> s->lshift;
+            if (s->lshift == 0)
+                tw_bm_clear(s->bm, i);
+            else if ((s->lanes[i] &= (uint8_t)~(1u << (k & ((1u << s->lshift) - 1)))) == 0)
                 tw_bm_clear(s->bm, i);
         }
     }
@@ -278,6 +284,8 @@ TW_INLINE void tw_slots_take(struct tw_slots *s, size_t i, struct tw_ready *out)
     for (unsigned j = 0; j < (1u << s->lshift); j++)
         tw_list_splice_tail(&out->lane[j], &h[j]);
     tw_bm_clear(s->bm, i);
+    if (s->lshift)
+        s->lanes[i] = 0;
 }
 
 /* The tick of the first occupied slot after c in a one-level table, in
