@@ -32,6 +32,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The node is the size of Linux's timer_list on LP64: keep it there. */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct tw_timer) == 40,
+               "struct tw_timer must stay 40 bytes on LP64");
+
 /* ------------------------------------------------------------ version */
 
 const char *tw_version(void)
