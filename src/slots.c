@@ -10,6 +10,15 @@
  */
 #include "twheel_internal.h"
 
+/* The one-level tables (wheel, hashed, hashed_sorted): a power of two of
+ * at most 2^28 slots. */
+int tw_slots_validate(const struct tw_config *cfg)
+{
+    if (!tw_is_pow2(cfg->slots) || cfg->slots > (1u << 28))
+        return TW_ECONFIG;
+    return 0;
+}
+
 static size_t words_for(uint32_t n) { return ((size_t)n + 63) / 64; }
 
 int tw_slots_init(struct tw *tw, struct tw_slots *s, uint32_t n, unsigned lshift)

@@ -233,6 +233,7 @@ struct tw_slots {
     unsigned deal;              /* next lane to deal to */
 };
 
+int tw_slots_validate(const struct tw_config *cfg);
 int tw_slots_init(struct tw *tw, struct tw_slots *s, uint32_t n, unsigned lshift);
 void tw_slots_fini(struct tw *tw, struct tw_slots *s);
 int tw_slots_check_bits(const struct tw_slots *s, struct tw_checker *c, const char *who);

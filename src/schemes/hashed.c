@@ -49,13 +49,6 @@ struct hashed_state {
     struct tw_mincache min;
 };
 
-static int hashed_validate(const struct tw_config *cfg)
-{
-    if (!tw_is_pow2(cfg->slots) || cfg->slots > (1u << 28))
-        return TW_ECONFIG;
-    return 0;
-}
-
 static size_t hashed_state_size(const struct tw_config *cfg)
 {
     (void)cfg;
@@ -182,7 +175,7 @@ static int hashed_check(struct tw *tw, struct tw_checker *c)
 }
 
 const struct tw_ops tw_hashed_ops = {
-    .validate = hashed_validate,
+    .validate = tw_slots_validate,
     .state_size = hashed_state_size,
     .init = hashed_init,
     .fini = hashed_fini,

@@ -35,13 +35,6 @@ struct hsorted_state {
     struct tw_slots s;
 };
 
-static int hsorted_validate(const struct tw_config *cfg)
-{
-    if (!tw_is_pow2(cfg->slots) || cfg->slots > (1u << 28))
-        return TW_ECONFIG;
-    return 0;
-}
-
 static size_t hsorted_state_size(const struct tw_config *cfg)
 {
     (void)cfg;
@@ -142,7 +135,7 @@ static int hsorted_check(struct tw *tw, struct tw_checker *c)
 }
 
 const struct tw_ops tw_hashed_sorted_ops = {
-    .validate = hsorted_validate,
+    .validate = tw_slots_validate,
     .state_size = hsorted_state_size,
     .init = hsorted_init,
     .fini = hsorted_fini,

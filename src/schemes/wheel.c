@@ -36,13 +36,6 @@ struct wheel_state {
     struct tw_slots s;
 };
 
-static int wheel_validate(const struct tw_config *cfg)
-{
-    if (!tw_is_pow2(cfg->slots) || cfg->slots > (1u << 28))
-        return TW_ECONFIG;
-    return 0;
-}
-
 static size_t wheel_state_size(const struct tw_config *cfg)
 {
     (void)cfg;
@@ -119,7 +112,7 @@ static int wheel_check(struct tw *tw, struct tw_checker *c)
 }
 
 const struct tw_ops tw_wheel_ops = {
-    .validate = wheel_validate,
+    .validate = tw_slots_validate,
     .state_size = wheel_state_size,
     .init = wheel_init,
     .fini = wheel_fini,
