@@ -114,22 +114,30 @@ void tw_hier_remove(struct tw *tw, struct hier_state *h, struct tw_timer *t)
     tw_mincache_remove(&h->min, t->tw_expires);
 }
 
-/* The tick at which the first occupied slot comes up, against time c: the
- * first occupied slot of the lowest non-empty level (every slot of a level
- * comes up before any slot of the levels above). */
-static tw_time_t first_slot_tick(const struct hier_state *h, tw_time_t c)
+/* The first occupied slot against time c: the first occupied slot of the
+ * lowest non-empty level (every slot of a level comes up before any slot of
+ * the levels above, and every timer of a level sits after c's digit there,
+ * so no level wraps).  Returns its index in the table, or SIZE_MAX. */
+static size_t first_slot(const struct hier_state *h, tw_time_t c)
 {
     for (unsigned lvl = 0; lvl < h->levels; lvl++) {
         unsigned shift = lvl * h->bits;
         size_t base = (size_t)lvl << h->bits;
         size_t from = (size_t)((c >> shift) & h->mask) + 1;
         size_t i = tw_bm_find(h->s.bm, base + from, base + h->S);
-        if (i < base + h->S) {
-            tw_time_t digits = ((c >> shift) & ~(tw_time_t)h->mask) | (tw_time_t)(i - base);
-            return digits << shift;
-        }
+        if (i < base + h->S)
+            return i;
     }
-    return TW_TIME_MAX;
+    return SIZE_MAX;
+}
+
+/* The tick at which table slot i comes up against time c: c's digits above
+ * its level, its own digit, zeros below. */
+static tw_time_t slot_tick(const struct hier_state *h, size_t i, tw_time_t c)
+{
+    unsigned shift = (unsigned)(i >> h->bits) * h->bits;
+    tw_time_t digits = ((c >> shift) & ~(tw_time_t)h->mask) | (tw_time_t)(i & h->mask);
+    return digits << shift;
 }
 
 void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct tw_ready *out)
@@ -165,7 +173,8 @@ void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct 
     }
     if (h->min.valid && h->min.v <= now)
         h->min.valid = false;
-    tw->horizon = first_slot_tick(h, now);
+    size_t first = first_slot(h, now);
+    tw->horizon = first == SIZE_MAX ? TW_TIME_MAX : slot_tick(h, first, now);
 }
 
 int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out)
@@ -174,33 +183,26 @@ int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out)
         *out = h->min.v;
         return 1;
     }
-    tw_time_t c = tw->now;
-    for (unsigned lvl = 0; lvl < h->levels; lvl++) {
-        unsigned shift = lvl * h->bits;
-        size_t base = (size_t)lvl << h->bits;
-        /* Every timer of this level sits after now's digit: no wrap. */
-        size_t from = (size_t)((c >> shift) & h->mask) + 1;
-        size_t i = tw_bm_find(h->s.bm, base + from, base + h->S);
-        if (i == base + h->S)
-            continue;
-        tw_time_t best;
-        if (lvl == 0) {
-            best = (c & ~(tw_time_t)h->mask) | (tw_time_t)(i - base);
-        } else {
-            best = TW_TIME_MAX;
-            for (unsigned k = 0; k < TW_LANES; k++) {
-                struct tw_link *head = &h->s.head[(i << TW_LANE_SHIFT) + k];
-                for (struct tw_link *l = head->next; l != head; l = l->next)
-                    if (tw_of(l)->tw_expires < best)
-                        best = tw_of(l)->tw_expires;
-            }
+    size_t i = first_slot(h, tw->now);
+    if (i == SIZE_MAX)
+        return 0;
+    tw_time_t best;
+    if ((i >> h->bits) == 0) {
+        best = slot_tick(h, i, tw->now); /* a level-0 slot is one tick */
+    } else {
+        /* An upper slot spans many ticks: walk it once, cache the answer. */
+        best = TW_TIME_MAX;
+        for (unsigned k = 0; k < TW_LANES; k++) {
+            struct tw_link *head = &h->s.head[(i << TW_LANE_SHIFT) + k];
+            for (struct tw_link *l = head->next; l != head; l = l->next)
+                if (tw_of(l)->tw_expires < best)
+                    best = tw_of(l)->tw_expires;
         }
-        h->min.v = best;
-        h->min.valid = true;
-        *out = best;
-        return 1;
     }
-    return 0;
+    h->min.v = best;
+    h->min.valid = true;
+    *out = best;
+    return 1;
 }
 
 int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c)
