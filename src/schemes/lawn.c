@@ -340,10 +340,11 @@ void tw_lawn_remove(struct tw *tw, struct lawn_state *L, struct tw_timer *t)
     }
 }
 
-/* Move the due prefix of q to one ready lane (keeping FIFO within the TTL)
- * and return the deadline of its new head, TW_TIME_MAX if it emptied. */
-static tw_time_t mow(struct lawn_state *L, struct lawn_q *q, tw_time_t now,
-                     struct tw_ready *out)
+/* Move the due prefix of q to one ready lane (keeping FIFO within the TTL).
+ * Returns false if q emptied, else true with its new head's deadline in *e
+ * (which may be TW_TIME_MAX: no sentinel value is free). */
+static bool mow(struct lawn_state *L, struct lawn_q *q, tw_time_t now, struct tw_ready *out,
+                tw_time_t *e)
 {
     struct tw_link *lane = &out->lane[L->lane++ & (TW_LANES - 1)];
     struct tw_link *h = &q->list, *l = h->next;
@@ -355,9 +356,10 @@ static tw_time_t mow(struct lawn_state *L, struct lawn_q *q, tw_time_t now,
         l = n;
     }
     if (l == h)
-        return TW_TIME_MAX;
+        return false;
     tw_of(l)->tw_flags |= LAWN_F_HEAD;
-    return tw_of(l)->tw_expires;
+    *e = tw_of(l)->tw_expires;
+    return true;
 }
 
 void tw_lawn_collect(struct tw *tw, struct lawn_state *L, tw_time_t now, struct tw_ready *out)
@@ -371,9 +373,7 @@ void tw_lawn_collect(struct tw *tw, struct lawn_state *L, tw_time_t now, struct 
                 struct lawn_q *n = q->hnext;
                 if (!tw_list_empty(&q->list)) {
                     tw_time_t e = tw_of(q->list.next)->tw_expires;
-                    if (e <= now)
-                        e = mow(L, q, now, out);
-                    if (e < closest)
+                    if ((e > now || mow(L, q, now, out, &e)) && e < closest)
                         closest = e;
                 }
                 q = n;
@@ -398,12 +398,12 @@ void tw_lawn_collect(struct tw *tw, struct lawn_state *L, tw_time_t now, struct 
     }
     while (L->hlen > 0 && L->heap[0].e <= now) {
         struct lawn_q *q = L->heap[0].q;
-        tw_time_t e = mow(L, q, now, out);
-        if (e == TW_TIME_MAX) {
+        tw_time_t e;
+        if (mow(L, q, now, out, &e)) {
+            hupdate(L, q, e);
+        } else {
             hdelete(L, 0);
             maybe_reclaim(tw, L, q);
-        } else {
-            hupdate(L, q, e);
         }
     }
     tw->horizon = L->hlen ? L->heap[0].e : TW_TIME_MAX;
