@@ -299,6 +299,112 @@ TW_EXTERN tw_time_t tw_max_interval(const struct tw *tw);
  * msg (if msg is not NULL and len > 0), or TW_EINVAL for NULL tw. */
 TW_EXTERN int tw_check(struct tw *tw, char *msg, size_t len);
 
+/* ------------------------------------------------------------------ callout */
+
+/*
+ * The BSD callout interface of the paper's section VII, on any facility:
+ * timeout(func, arg, ticks) / untimeout(func, arg), which cancel without a
+ * handle through a hash table keyed on (func, arg), and setcallout() /
+ * unsetcallout(), which take a handle the caller embeds.  A context (struct
+ * tw_callouts) sits on a facility the caller created with any scheme; the
+ * facility's tw_advance() runs the callouts: each due callout is taken out
+ * of the context (and a tw_timeout() callout's storage is returned to the
+ * pool) before func(arg) runs, so func may call any tw_*callout*() or
+ * tw_*timeout() function, on any callout, itself included.
+ *
+ * Costs on top of the facility's tw_start()/tw_stop() (docs/callout.md):
+ * tw_setcallout(), tw_unsetcallout() and expiry O(1) and never allocate;
+ * tw_timeout() O(1) amortised (a growing pool and hash table);
+ * tw_untimeout() O(1) on average (a chain of the hash table; pending
+ * duplicates of the same (func, arg) share one chain).
+ * Memory comes from the facility's allocator (struct tw_config.allocator)
+ * and is not counted in tw_memory(): see tw_callouts_memory().  Like the
+ * facility, a context is not thread-safe.
+ */
+
+/* What a callout calls when it expires. */
+typedef void tw_callout_fn(void *arg);
+
+struct tw_callouts;  /* a callout context: opaque */
+
+/*
+ * A callout for tw_setcallout(), embedded by the caller: 72 bytes on LP64
+ * (the 40-byte timer node, func, arg and the links of the context's list
+ * of pending callouts, which tw_callouts_destroy() cancels).  Initialise
+ * it once with tw_callout_init().  Every field is private.
+ */
+struct tw_callout {
+    struct tw_timer timer;
+    tw_callout_fn *func;
+    void *arg;
+    struct tw_callout *next;
+    struct tw_callout **pprev;
+};
+
+/* Create a callout context on facility `tw` (which must outlive it).
+ * Stores it in *out and returns 0, or returns TW_EINVAL (NULL out or tw)
+ * or TW_ENOMEM, leaving *out untouched. */
+TW_EXTERN int tw_callouts_init(struct tw_callouts **out, struct tw *tw);
+
+/* Cancel every callout pending through the context (none of them runs;
+ * tw_setcallout() callouts become idle and may be set again), free the
+ * pool and the context.  NULL is a no-op.  Call it before tw_destroy() of
+ * the facility.  It may be called from a callout's func. */
+TW_EXTERN void tw_callouts_destroy(struct tw_callouts *co);
+
+/* Initialise a callout, idle.  Never call it on a pending callout.  Does
+ * not allocate. */
+TW_EXTERN void tw_callout_init(struct tw_callout *c);
+
+/* The paper's setcallout(): call func(arg) `ticks` ticks after the
+ * facility's current time (tw_start() semantics: 0 fires at the next
+ * tw_advance(), deadlines saturate).  A pending callout is re-armed with the
+ * new func, arg and deadline.  Returns 0, or TW_EINVAL (NULL co, c or func),
+ * TW_ENOTINIT (c never initialised), TW_EOWNER (pending on another
+ * facility), TW_ERANGE (wheel: ticks above MaxInterval) or TW_ENOMEM (heap
+ * growth in the facility); on error nothing changed.  Allocates nothing
+ * itself.  Cancel it with tw_unsetcallout(), not tw_stop(). */
+TW_EXTERN int tw_setcallout(struct tw_callouts *co, struct tw_callout *c,
+                            tw_callout_fn *func, void *arg, tw_time_t ticks);
+
+/* The paper's unsetcallout(): cancel `c`.  Returns 1 if it was pending (it
+ * will not run, even if due in the advance now running), 0 if it was idle
+ * (fired, cancelled, or running now), or TW_EINVAL (NULL), TW_ENOTINIT,
+ * TW_EOWNER.  O(1); allocates nothing. */
+TW_EXTERN int tw_unsetcallout(struct tw_callouts *co, struct tw_callout *c);
+
+/* 1 if `c` is pending (set, neither fired nor cancelled), else 0. */
+TW_EXTERN int tw_callout_pending(const struct tw_callout *c);
+
+/* BSD timeout(): call func(arg) `ticks` ticks after the facility's current
+ * time, from storage the context's pool provides.  Several pending timeouts
+ * with the same (func, arg) are allowed.  Returns 0, or TW_EINVAL (NULL co
+ * or func), TW_ERANGE (wheel: ticks above MaxInterval) or TW_ENOMEM (the
+ * pool or the facility's heap could not grow); on error nothing changed. */
+TW_EXTERN int tw_timeout(struct tw_callouts *co, tw_callout_fn *func, void *arg,
+                         tw_time_t ticks);
+
+/* BSD untimeout(): cancel one pending tw_timeout() callout with this
+ * (func, arg): of several, the one set most recently.  Returns 1 if one was
+ * cancelled, 0 if none is pending (a callout set with tw_setcallout() is
+ * never cancelled here; one whose func is running is no longer pending),
+ * or TW_EINVAL (NULL co or func). */
+TW_EXTERN int tw_untimeout(struct tw_callouts *co, tw_callout_fn *func, void *arg);
+
+/* Number of tw_timeout() callouts pending in the context. */
+TW_EXTERN size_t tw_callouts_count(const struct tw_callouts *co);
+
+/* Bytes the context holds through the facility's allocator: itself, its
+ * hash table and its pool (which grows to the peak number of pending
+ * timeouts and never shrinks). */
+TW_EXTERN size_t tw_callouts_memory(const struct tw_callouts *co);
+
+/* Verify the context's invariants (hash chains, the list of pending
+ * tw_setcallout() callouts, the pool's accounting), O(n).  Returns 0, or
+ * TW_ECORRUPT and a description in msg (if msg is not NULL and len > 0),
+ * or TW_EINVAL for NULL co.  Does not check the facility: tw_check(). */
+TW_EXTERN int tw_callouts_check(struct tw_callouts *co, char *msg, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

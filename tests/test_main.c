@@ -3,7 +3,7 @@
  *
  *     twheel_tests SUITE [SCHEME|all] [CASE] [--steps N] [--seeds N] [-v]
  *
- * SUITE is cases, badinput, differential, api or all.  Every case of the
+ * SUITE is cases, badinput, differential, callout, api or all.  Every case of the
  * suite runs against every scheme for which tw_scheme_available() is true
  * (enum values 0..TW_SCHEME_COUNT-1, so a new scheme is picked up without
  * touching the tests), and cases marked all_clocks run once per start clock
@@ -88,6 +88,9 @@ static const tw_time_t start_clocks[] = {
 };
 #define NCLOCKS (sizeof start_clocks / sizeof start_clocks[0])
 
+extern const struct test_case test_suite_callout[];
+extern const size_t test_suite_callout_count;
+
 struct suite {
     const char *name;
     const struct test_case *cases;
@@ -100,6 +103,7 @@ static const struct suite suites[] = {
     {"cases", test_suite_cases, &test_suite_cases_count, 1},
     {"badinput", test_suite_badinput, &test_suite_badinput_count, 1},
     {"differential", test_suite_differential, &test_suite_differential_count, 1},
+    {"callout", test_suite_callout, &test_suite_callout_count, 1},
 };
 #define NSUITES (sizeof suites / sizeof suites[0])
 
@@ -173,7 +177,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: twheel_tests SUITE [SCHEME|all] [CASE] [--steps N] [--seeds N] [-v]\n"
-            "  SUITE: all, api, cases, badinput, differential\n"
+            "  SUITE: all, api, cases, badinput, differential, callout\n"
             "  SCHEME: a scheme name (exit 77 if not available), or all\n"
             "  CASE: run the cases whose name contains this\n"
             "  -v: print what each differential run exercised\n");
