@@ -1,63 +1,104 @@
 /*
- * twbench -- measures every twheel scheme, and libev's timers beside them,
- * on the workloads of SPEC section 5.
+ * twbench -- measures every twheel scheme, and the timers of libev, libuv
+ * and libevent beside them, on the workloads of SPEC section 5; reproduces
+ * the paper's Fig. 9; fits the complexity slopes; writes a report.
  *
  * Workloads (exact definitions in workloads.h):
  *
  *     startstop  n pending, random intervals in [1, 2^16]; ns per stop+start
  *                of a random timer
- *     churn      the paper's Fig. 9: n pending far out ([2^20, 2^21]), one
- *                more timer stopped and restarted farther out than all of
- *                them; ns per stop+start
+ *     churn      the paper's Fig. 9 test on the plain API: n pending far out
+ *                ([2^20, 2^21]), one more timer stopped and restarted
+ *                farther out than all of them; ns per stop+start
  *     expire     start n with intervals in [1, 2^16], advance tick by tick
  *                until all fired; ns per timer, both phases
  *     tcp        steady state, ~95% of timers stopped before they expire;
  *                ns per operation (restart or expiry)
- *     tick       n pending far out; ns per advance of one tick with nothing
- *                due, and ns for one jump of 2^40 ticks over them
+ *     tick       n pending far out ([2^43, 2^44)); ns per advance of one tick
+ *                with nothing due, and (tick-jump) ns per jump of 2^36 ticks
+ *     ttl-1, ttl-8, ttl-64, ttl-many
+ *                timers started continuously with TTLs from a set of 1, 8,
+ *                64 or 10^5 distinct values in [10^6, 2*10^6) ticks, n
+ *                pending in the steady state; ns per timer (start + expire)
+ *                and (ttl-*-stop) ns per stop of a random pending timer
+ *     ttl-sweep  the same at one n (the largest of the run, at most 1e6)
+ *                over D = 1, 8, 64, 512, 4096, 32768, 10^5, 10^6 distinct
+ *                TTLs, for heap, hierarchical, lawn, lawn_scan and hybrid:
+ *                where lawn stops beating the hierarchical wheel
+ *     fig9       the paper's section VII experiment on the callout layer
+ *                (bench/fig9.c): (a) the old BSD sorted list, (b) Scheme 6
+ *                through untimeout()/timeout(), (c) Scheme 6 with handles
  *
- * Method.  For each workload, n and target: one warm-up repetition that is
- * thrown away, then --reps repetitions (default 5, at least 1), each on a
- * fresh facility and a fresh calloc'd node array, with seeds fixed by
- * (--seed, workload, n, repetition) and the same for every target.  Each
- * phase is timed with CLOCK_MONOTONIC around the whole loop (never per
- * operation); tables show the median, JSON adds min, max and every sample.
- * Timer nodes are one array of a struct embedding the target's node plus a
- * pointer-sized user field; setup starts them in a random order.
+ * Targets: every scheme this build of twheel implements, lawn_scan (lawn
+ * with TW_OPT_LAWN_SCAN: the paper's per-tick scan of every queue instead
+ * of the heap of queue heads), and the peers found at build time.  The
+ * peers run in virtual time: see vclock.c and peer_*.c for exactly what is
+ * and is not measured.
  *
- * Fitting the workloads to a scheme:
+ * Method.  For each workload, n and target: one warm-up window that is
+ * thrown away, then --reps measured windows (default: 5 below n = 1e6, 3
+ * from 1e6 on), timed as a whole with CLOCK_MONOTONIC (successive windows
+ * of one steady-state run, or fresh facilities for expire: workloads.h);
+ * seeds are fixed by
+ * (--seed, workload, n, D) and the same for every target.  Tables show the
+ * median; the JSON adds min, max and every sample.  Timer nodes are one
+ * array of a struct embedding the target's node plus a pointer-sized user
+ * field; setup starts them in a random order.
+ *
+ * Fitting the workloads to a target:
  *   - wheel accepts intervals up to its MaxInterval (default 4096): its
  *     startstop, expire and tcp draw intervals in [1, MaxInterval] instead
- *     of [1, 2^16], and churn and tick, whose intervals are far longer, are
- *     "n/a" for it.
- *   - list (O(n) per tick) and ordered (O(n) per start) would take minutes:
- *     n > 1e4 is skipped for list in expire, tcp and tick, and for ordered
- *     in every workload: filling it in random order is O(n^2) (at n = 1e5,
- *     about 25 s per repetition on a 2020s x86 core before any figure).
- *     hashed_sorted keeps n/M timers per sorted slot (M = 4096 slots by
- *     default), so a start walks ~n/2M nodes: n > 1e5 is skipped for it
- *     (at 1e6, minutes per workload).
+ *     of [1, 2^16]; churn, tick and ttl, whose intervals are far longer,
+ *     are "n/a" for it;
+ *   - list (O(n) per tick with something due) and ordered (O(n) per start)
+ *     would take minutes: n > 1e4 is skipped for list in every workload
+ *     that advances time, and for ordered in every workload (filling it in
+ *     random order is O(n^2)); in the ttl workloads n > 1e3 is skipped for
+ *     both (each start or advance there is O(n) with n = 1e4 already
+ *     costing seconds per run);
+ *   - hashed_sorted keeps n/M timers per sorted slot (M = 4096 slots by
+ *     default), so a start walks ~n/2M nodes: n > 1e5 is skipped for it;
+ *   - hashed (Scheme 6) walks n/M timers per tick: in the ttl workloads,
+ *     whose TTLs are ~370 revolutions of its 4096 slots, n > 1e5 is skipped;
+ *   - lawn_scan scans every non-empty queue at each advance with something
+ *     due: a run is skipped when its scans would take more than ~4 s (in
+ *     expire and tcp, whose intervals take ~n distinct values up to 2^16,
+ *     from n = 1e4 on; in ttl when D and n are both large);
+ *   - the default run's time budget (3 minutes on 2 cores): at n = 1e6,
+ *     libuv and libevent run startstop, churn, tcp, tick, ttl-1 and
+ *     ttl-many but not expire, ttl-8 and ttl-64 (their pointer heaps miss
+ *     the cache at every level: 3-9 s per cell); an explicit --n runs all.
  *
- * Bytes per timer: the node (sizeof(struct tw_timer), or libev's ev_timer)
- * plus the target's own memory with n timers pending, divided by n
- * (tw_memory(); for libev, what its allocator hook saw it hold).
+ * Bytes per timer: the node (sizeof(struct tw_timer), or the peer's) plus
+ * the target's own memory with n timers pending, divided by n.
  *
- * Exit status: 0, 1 if a run failed (a library call misbehaved), 2 for a
- * usage error.
+ * Output: tables on stdout, a progress line on stderr, and (unless --out
+ * is empty) twbench.json, one SVG plot per figure, fig9.svg and
+ * report.html in --out DIR (default ./twbench-report).
+ *
+ * Exit status: 0, 1 if a run failed (a library call misbehaved) or the
+ * report could not be written, 2 for a usage error.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 
-#include "bench.h"
+#include "harness.h"
 
 #include <twheel.h>
 
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
+
+#if defined(__has_include)
+#if __has_include("fig9.h") && defined(TW_HAVE_FIG9)
+#include "fig9.h"
+#define TWBENCH_FIG9 1
+#endif
+#endif
 
 int (*bench_clock_gettime)(clockid_t, struct timespec *) = clock_gettime;
 
@@ -93,7 +134,7 @@ static void bnode_fired(struct tw *tw, struct tw_timer *t)
 {
     struct bnode *b = tw_container_of(t, struct bnode, timer);
     struct wl_ctx *c = b->user;
-    c->fired++;
+    wl_fired(c, (size_t)(b - (const struct bnode *)c->nodes));
     if (c->rearm) {
         int rc = tw_start(tw, t, rng_range(&c->rng, c->lo, c->hi));
         if (rc)
@@ -105,6 +146,7 @@ static int drv_open(struct drv *d, const struct wl_spec *s, size_t nodes, struct
 {
     struct tw_config cfg;
     tw_config_init(&cfg, (enum tw_scheme)s->scheme);
+    cfg.options = s->options;
     int rc = tw_create(&d->tw, &cfg);
     if (rc) {
         fprintf(stderr, "twbench: tw_create(%s): %s\n", tw_scheme_name((enum tw_scheme)s->scheme),
@@ -112,13 +154,14 @@ static int drv_open(struct drv *d, const struct wl_spec *s, size_t nodes, struct
         return -1;
     }
     d->count = nodes;
-    d->nodes = calloc(nodes, sizeof *d->nodes);
+    d->nodes = calloc(nodes ? nodes : 1, sizeof *d->nodes);
     if (d->nodes == NULL)
         bench_die("out of memory for %zu nodes", nodes);
     for (size_t i = 0; i < nodes; i++) {
         tw_timer_init(&d->nodes[i].timer, bnode_fired);
         d->nodes[i].user = c;
     }
+    c->nodes = d->nodes;
     return 0;
 }
 
@@ -167,60 +210,70 @@ static void drv_check(struct drv *d, const char *when)
 
 /* ================================================================= harness */
 
-static const struct {
+struct target targets[TARGETS_MAX];
+int ntargets;
+struct series series[SERIES_MAX];
+int nseries;
+struct fig9_result fig9;
+struct crossover cross;
+struct machine machine;
+struct run_opts ropt;
+
+/* The workloads as the user names them.  A ttl entry with ttls == 0 is the
+ * sweep over D. */
+enum { W_FIG9 = -1 };
+struct wdef {
     const char *name;
-    const char *figure;    /* what a cell of its table is */
-} wl_info[WL_COUNT] = {
-    [WL_STARTSTOP] = {"startstop", "ns per stop+start pair (random timer, random interval)"},
-    [WL_CHURN] = {"churn", "ns per stop+start of one timer restarted beyond n far timers"},
-    [WL_EXPIRE] = {"expire", "ns per timer: n starts + tick-by-tick advances until all fired"},
-    [WL_TCP] = {"tcp", "ns per operation (restart or expiry), ~95% stopped before expiry"},
-    [WL_TICK] = {"tick", "ns per advance of one tick, nothing due, n far timers pending"},
+    int id;                /* enum wl_id, or W_FIG9 */
+    uint32_t ttls;
+    const char *figure;
+    const char *name2;     /* the second figure's series, or NULL */
+    const char *figure2;
 };
 
-#define N_MAX_LIST 16
-#define REPS_MAX 101
-#define TARGETS_MAX (TW_SCHEME_COUNT + 1)
-
-struct target {
-    const char *name;
-    int scheme;            /* enum tw_scheme, or -1 for libev */
-    wl_run_fn *run;
-    uint64_t max_interval;
-    const char *missing;   /* non-NULL: why this target cannot run */
+static const struct wdef wdefs[] = {
+    {"startstop", WL_STARTSTOP, 0, "ns per stop+start pair (random timer, random interval)", NULL,
+     NULL},
+    {"churn", WL_CHURN, 0, "ns per stop+start of one timer restarted beyond n far timers", NULL,
+     NULL},
+    {"expire", WL_EXPIRE, 0, "ns per timer: n starts + tick-by-tick advances until all fired",
+     NULL, NULL},
+    {"tcp", WL_TCP, 0, "ns per operation (restart or expiry), ~95% stopped before expiry", NULL,
+     NULL},
+    {"tick", WL_TICK, 0, "ns per advance of one tick, nothing due, n far timers pending",
+     "tick-jump", "ns per jump of 2^36 ticks over n timers pending beyond it"},
+    {"ttl-1", WL_TTL, 1, "ns per timer (start + expire), 1 TTL, n pending", "ttl-1-stop",
+     "ns per stop of a random pending timer, 1 TTL"},
+    {"ttl-8", WL_TTL, 8, "ns per timer (start + expire), 8 distinct TTLs, n pending", "ttl-8-stop",
+     "ns per stop of a random pending timer, 8 distinct TTLs"},
+    {"ttl-64", WL_TTL, 64, "ns per timer (start + expire), 64 distinct TTLs, n pending",
+     "ttl-64-stop", "ns per stop of a random pending timer, 64 distinct TTLs"},
+    {"ttl-many", WL_TTL, TTL_MANY, "ns per timer (start + expire), 10^5 distinct TTLs, n pending",
+     "ttl-many-stop", "ns per stop of a random pending timer, 10^5 distinct TTLs"},
+    {"ttl-sweep", WL_TTL, 0, "ns per timer (start + expire) against distinct TTLs D, n fixed",
+     "ttl-sweep-stop", "ns per stop of a random pending timer against distinct TTLs D"},
+    {"fig9", W_FIG9, 0, "ns per untimeout+timeout (or unset+set) of one callout beyond n", NULL,
+     NULL},
 };
+#define NWDEFS ((int)(sizeof wdefs / sizeof wdefs[0]))
 
-enum cell_state { CELL_NONE, CELL_OK, CELL_SKIP, CELL_NA, CELL_MISSING };
+static const uint32_t sweep_d[] = {1, 8, 64, 512, 4096, 32768, 100000, 1000000};
+#define NSWEEP ((int)(sizeof sweep_d / sizeof sweep_d[0]))
 
-struct cell {
-    enum cell_state state;
-    const char *why;
-    struct wl_spec spec;
-    int reps;
-    double ns[REPS_MAX], jump[REPS_MAX];
-    double med, min, max, jmed, jmin, jmax;
-    struct wl_result last;
-};
-
-static struct target targets[TARGETS_MAX];
-static int ntargets;
-static struct cell cells[WL_COUNT][N_MAX_LIST][TARGETS_MAX];
+#define N_MAX_LIST X_MAX
 
 static struct {
-    int wl[WL_COUNT];
-    int nwl;
+    int wsel[NWDEFS];
+    int nsel;
     size_t n[N_MAX_LIST];
     int nn;
-    int reps;
-    uint64_t seed;
     const char *json;
-    int check;
-    int real_poll;
-    int quick;
+    const char *out;
+    int have_out;
+    int n_given;
 } opt;
 
-static struct peer_info libev_info;
-static int any_libev;
+static int g_tty;
 
 /* ------------------------------------------------------------- utilities */
 
@@ -228,15 +281,23 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: twbench [options]\n"
-            "  --workload NAME[,NAME]  startstop, churn, expire, tcp, tick, or all (default)\n"
-            "  --scheme NAME[,NAME]    twheel schemes and/or libev (default: all available)\n"
-            "  --n LIST                outstanding timers, e.g. 1e3,1e4 (default 1e3..1e6)\n"
-            "  --reps K                measured repetitions after one warm-up (default 5)\n"
-            "  --quick                 n up to 1e4, 3 repetitions\n"
-            "  --json FILE             write every figure as JSON to FILE\n"
+            "       twbench advise [options]   (twbench advise --help)\n"
+            "  --workload NAME[,NAME]  startstop, churn, expire, tcp, tick, ttl-1, ttl-8,\n"
+            "                          ttl-64, ttl-many, ttl-sweep, fig9; ttl (all ttl-*),\n"
+            "                          or all (default)\n"
+            "  --scheme NAME[,NAME]    twheel schemes, lawn_scan, libev, libuv, libevent\n"
+            "                          (default: all available)\n"
+            "  --n LIST                outstanding timers, e.g. 1e3,1e4 (default 1e3..1e6;\n"
+            "                          1e7 on request)\n"
+            "  --reps K                measured windows after one warm-up (default 5 below\n"
+            "                          n = 1e6, 3 from 1e6 on)\n"
+            "  --quick                 n = 1e3 and 1e4, 3 repetitions (CI: under 30 s)\n"
+            "  --out DIR               write twbench.json, SVG plots and report.html to DIR\n"
+            "                          (default ./twbench-report; --out '' writes none)\n"
+            "  --json FILE             also write the JSON to FILE\n"
             "  --seed S                base seed (default fixed)\n"
-            "  --check                 run tw_check() after every phase (slow; untimed)\n"
-            "  --libev-real-poll       let libev's ev_run call the real epoll_wait\n"
+            "  --check                 verify each structure after every phase (slow; untimed)\n"
+            "  --real-poll             let the peers' loops make their real epoll_wait syscall\n"
             "  --help                  this text\n");
 }
 
@@ -253,7 +314,7 @@ static void usage_error(const char *fmt, ...)
 }
 
 /* "1e3" for 1000, "25000" for 25000. */
-static const char *fmt_n(size_t n, char *buf, size_t len)
+const char *fmt_n(size_t n, char *buf, size_t len)
 {
     int k = 0;
     size_t m = n;
@@ -282,7 +343,7 @@ static int cmp_double(const void *a, const void *b)
 
 static void stats(const double *v, int k, double *med, double *mn, double *mx)
 {
-    double s[REPS_MAX];
+    double s[WINDOWS_MAX];
     memcpy(s, v, (size_t)k * sizeof *s);
     qsort(s, (size_t)k, sizeof *s, cmp_double);
     *mn = s[0];
@@ -309,42 +370,63 @@ static void each_item(const char *list, void (*fn)(const char *item))
 
 /* ------------------------------------------------------------- options */
 
-static int scheme_selected[TARGETS_MAX + 1];
+enum { SEL_LAWN_SCAN = TW_SCHEME_COUNT, SEL_LIBEV, SEL_LIBUV, SEL_LIBEVENT, SEL_COUNT };
+static int scheme_selected[SEL_COUNT];
 static int scheme_filter;
+
+static void select_wdef(int w)
+{
+    for (int i = 0; i < opt.nsel; i++)
+        if (opt.wsel[i] == w)
+            return;
+    opt.wsel[opt.nsel++] = w;
+}
 
 static void add_workload(const char *name)
 {
     if (strcmp(name, "all") == 0) {
-        for (int w = 0; w < WL_COUNT; w++)
-            add_workload(wl_info[w].name);
+        for (int w = 0; w < NWDEFS; w++)
+            select_wdef(w);
         return;
     }
-    for (int w = 0; w < WL_COUNT; w++)
-        if (strcmp(name, wl_info[w].name) == 0) {
-            for (int i = 0; i < opt.nwl; i++)
-                if (opt.wl[i] == w)
-                    return;
-            opt.wl[opt.nwl++] = w;
+    if (strcmp(name, "ttl") == 0) {
+        for (int w = 0; w < NWDEFS; w++)
+            if (wdefs[w].id == WL_TTL)
+                select_wdef(w);
+        return;
+    }
+    for (int w = 0; w < NWDEFS; w++)
+        if (strcmp(name, wdefs[w].name) == 0) {
+            select_wdef(w);
             return;
         }
-    usage_error("unknown workload '%s' (known: startstop, churn, expire, tcp, tick, all)", name);
+    usage_error("unknown workload '%s' (known: startstop, churn, expire, tcp, tick, ttl-1, "
+                "ttl-8, ttl-64, ttl-many, ttl-sweep, fig9, ttl, all)",
+                name);
 }
 
 static void add_scheme(const char *name)
 {
     scheme_filter = 1;
-    if (strcmp(name, "libev") == 0) {
-        scheme_selected[TW_SCHEME_COUNT] = 1;
+    static const char *extra[] = {"lawn_scan", "libev", "libuv", "libevent"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(name, extra[i]) == 0) {
+            scheme_selected[SEL_LAWN_SCAN + i] = 1;
+            return;
+        }
+    if (strcmp(name, "peers") == 0) {
+        scheme_selected[SEL_LIBEV] = scheme_selected[SEL_LIBUV] = scheme_selected[SEL_LIBEVENT] = 1;
         return;
     }
     int s = tw_scheme_from_name(name);
     if (s < 0) {
-        char known[256] = "";
+        char known[320] = "";
         for (int i = 0; i < TW_SCHEME_COUNT; i++) {
             strcat(known, tw_scheme_name((enum tw_scheme)i));
             strcat(known, ", ");
         }
-        usage_error("unknown scheme '%s' (known: %slibev)", name, known);
+        usage_error("unknown scheme '%s' (known: %slawn_scan, libev, libuv, libevent, peers)",
+                    name, known);
     }
     if (!tw_scheme_available((enum tw_scheme)s))
         usage_error("scheme '%s' is not implemented in this build of twheel", name);
@@ -356,18 +438,26 @@ static void add_n(const char *text)
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    if (end == text || *end != '\0' || errno || !(v >= 1) || v > 1e8 || v != floor(v))
-        usage_error("bad n '%s': want a whole number from 1 to 1e8 (like 1e3 or 5000)", text);
+    if (end == text || *end != '\0' || errno || !(v >= 1) || v > 4e9 || v != floor(v))
+        usage_error("bad n '%s': want a whole number from 1 (like 1e3 or 5000)", text);
     if (opt.nn == N_MAX_LIST)
         usage_error("at most %d values of n", N_MAX_LIST);
+    for (int i = 0; i < opt.nn; i++)
+        if (opt.n[i] == (size_t)v)
+            return;
     opt.n[opt.nn++] = (size_t)v;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
 }
 
 static void parse_args(int argc, char **argv)
 {
-    int reps_given = 0;
-    opt.reps = 5;
-    opt.seed = 0x7477686565ull; /* "twhee" */
+    ropt.seed = 0x7477686565ull; /* "twhee" */
+    opt.out = "twbench-report";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = NULL;
@@ -380,7 +470,7 @@ static void parse_args(int argc, char **argv)
         name[len] = '\0';
         int takes = !strcmp(name, "--workload") || !strcmp(name, "--scheme") ||
                     !strcmp(name, "--n") || !strcmp(name, "--reps") ||
-                    !strcmp(name, "--json") || !strcmp(name, "--seed");
+                    !strcmp(name, "--json") || !strcmp(name, "--seed") || !strcmp(name, "--out");
         if (takes) {
             if (eq)
                 val = eq + 1;
@@ -395,95 +485,211 @@ static void parse_args(int argc, char **argv)
             each_item(val, add_workload);
         else if (!strcmp(name, "--scheme"))
             each_item(val, add_scheme);
-        else if (!strcmp(name, "--n"))
+        else if (!strcmp(name, "--n")) {
             each_item(val, add_n);
+            opt.n_given = 1;
+        }
         else if (!strcmp(name, "--reps")) {
             char *end;
             long k = strtol(val, &end, 10);
-            if (*val == '\0' || *end || k < 1 || k > REPS_MAX - 1)
-                usage_error("bad --reps '%s': want 1 to %d", val, REPS_MAX - 1);
-            opt.reps = (int)k;
-            reps_given = 1;
+            if (*val == '\0' || *end || k < 1 || k > WINDOWS_MAX - 1)
+                usage_error("bad --reps '%s': want 1 to %d", val, WINDOWS_MAX - 1);
+            ropt.reps = (int)k;
         } else if (!strcmp(name, "--json"))
             opt.json = val;
-        else if (!strcmp(name, "--seed")) {
+        else if (!strcmp(name, "--out")) {
+            opt.out = val;
+            opt.have_out = 1;
+        } else if (!strcmp(name, "--seed")) {
             char *end;
-            opt.seed = strtoull(val, &end, 0);
+            ropt.seed = strtoull(val, &end, 0);
             if (*val == '\0' || *end)
                 usage_error("bad --seed '%s'", val);
         } else if (!strcmp(name, "--quick"))
-            opt.quick = 1;
+            ropt.quick = 1;
         else if (!strcmp(name, "--check"))
-            opt.check = 1;
-        else if (!strcmp(name, "--libev-real-poll"))
-            opt.real_poll = 1;
+            ropt.check = 1;
+        else if (!strcmp(name, "--real-poll") || !strcmp(name, "--libev-real-poll"))
+            ropt.real_poll = 1;
         else if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
             usage(stdout);
             exit(0);
         } else
             usage_error("unknown option '%s'", a);
     }
-    if (opt.nwl == 0)
+    if (opt.nsel == 0)
         add_workload("all");
-    if (opt.quick && !reps_given)
-        opt.reps = 3;
     if (opt.nn == 0) {
         static const size_t full[] = {1000, 10000, 100000, 1000000};
-        int k = opt.quick ? 2 : 4;
+        int k = ropt.quick ? 2 : 4;
         for (int i = 0; i < k; i++)
             opt.n[opt.nn++] = full[i];
     }
+    qsort(opt.n, (size_t)opt.nn, sizeof opt.n[0], cmp_size);
+}
+
+static int reps_for(size_t n)
+{
+    if (ropt.reps)
+        return ropt.reps;
+    if (ropt.quick)
+        return 3;
+    return n >= 1000000 ? 3 : 5;
 }
 
 /* ------------------------------------------------------------- targets */
+
+static struct target *new_target(const char *name)
+{
+    struct target *t = &targets[ntargets++];
+    memset(t, 0, sizeof *t);
+    t->name = name;
+    t->scheme = -1;
+    t->max_interval = UINT64_MAX;
+    return t;
+}
+
+static void add_peer(enum peer_id p, const char *name, int sel)
+{
+    if (scheme_filter && !scheme_selected[sel])
+        return;
+    struct target *t = new_target(name);
+    t->peer = p;
+    int rc = -1;
+    switch (p) {
+    case PEER_LIBEV:
+        t->tick = "1 us";
+        t->late = 1;
+#ifdef TW_HAVE_LIBEV
+        t->run = libev_target_run;
+        rc = libev_target_init(ropt.real_poll, &t->info);
+#else
+        t->missing = "missing: apt-get install libev-dev";
+#endif
+        break;
+    case PEER_LIBUV:
+        t->tick = "1 ms";
+#ifdef TW_HAVE_LIBUV
+        t->run = libuv_target_run;
+        rc = libuv_target_init(ropt.real_poll, &t->info);
+#else
+        t->missing = "missing: apt-get install libuv1-dev";
+#endif
+        break;
+    case PEER_LIBEVENT:
+        t->tick = "1 us";
+#ifdef TW_HAVE_LIBEVENT
+        t->run = libevent_target_run;
+        rc = libevent_target_init(ropt.real_poll, &t->info);
+#else
+        t->missing = "missing: apt-get install libevent-dev";
+#endif
+        break;
+    case PEER_NONE:
+        break;
+    }
+    if (t->missing)
+        snprintf(t->info.error, sizeof t->info.error, "%s", t->missing);
+    else if (rc)
+        t->missing = t->info.error;
+}
 
 static void setup_targets(void)
 {
     for (int s = 0; s < TW_SCHEME_COUNT; s++) {
         if (!tw_scheme_available((enum tw_scheme)s))
             continue;
-        if (scheme_filter && !scheme_selected[s])
-            continue;
-        struct tw_config cfg;
-        struct tw *tw;
-        tw_config_init(&cfg, (enum tw_scheme)s);
-        int rc = tw_create(&tw, &cfg);
-        if (rc)
-            bench_die("tw_create(%s): %s", tw_scheme_name((enum tw_scheme)s), tw_strerror(rc));
-        struct target *t = &targets[ntargets++];
-        t->name = tw_scheme_name((enum tw_scheme)s);
-        t->scheme = s;
-        t->run = tw_target_run;
-        t->max_interval = tw_max_interval(tw);
-        tw_destroy(tw);
+        for (int scan = 0; scan <= (s == TW_LAWN); scan++) {
+            int sel = scan ? SEL_LAWN_SCAN : s;
+            if (scheme_filter && !scheme_selected[sel])
+                continue;
+            struct tw_config cfg;
+            struct tw *tw;
+            tw_config_init(&cfg, (enum tw_scheme)s);
+            int rc = tw_create(&tw, &cfg);
+            if (rc)
+                bench_die("tw_create(%s): %s", tw_scheme_name((enum tw_scheme)s),
+                          tw_strerror(rc));
+            struct target *t = new_target(scan ? "lawn_scan" : tw_scheme_name((enum tw_scheme)s));
+            t->scheme = s;
+            t->options = scan ? TW_OPT_LAWN_SCAN : 0;
+            t->run = tw_target_run;
+            t->max_interval = tw_max_interval(tw);
+            tw_destroy(tw);
+        }
     }
-    if (scheme_filter && !scheme_selected[TW_SCHEME_COUNT])
-        return;
-    struct target *t = &targets[ntargets++];
-    t->name = "libev";
-    t->scheme = -1;
-    t->max_interval = UINT64_MAX;
-    any_libev = 1;
-#ifdef TW_HAVE_LIBEV
-    t->run = libev_target_run;
-    if (libev_target_init(opt.real_poll, &libev_info))
-        t->missing = libev_info.error;
-#else
-    t->missing = "missing: apt-get install libev-dev";
-    snprintf(libev_info.error, sizeof libev_info.error, "%s", t->missing);
-#endif
+    add_peer(PEER_LIBEV, "libev", SEL_LIBEV);
+    add_peer(PEER_LIBUV, "libuv", SEL_LIBUV);
+    add_peer(PEER_LIBEVENT, "libevent", SEL_LIBEVENT);
 }
 
+static int is_sweep_target(const struct target *t)
+{
+    return t->scheme == TW_HEAP || t->scheme == TW_HIERARCHICAL || t->scheme == TW_LAWN ||
+           t->scheme == TW_HYBRID;
+}
+
+/* ------------------------------------------------------------- memory */
+
+/* Bytes one pending timer may need at most, over the selected targets and
+ * workloads: the node and its user pointer, the facility's share (heap
+ * entries, a Lawn queue per timer in the worst case), the workload's
+ * arrays; times 1.25 for the ttl pool's slack. */
+static double bytes_per_timer_estimate(void)
+{
+    double node = sizeof(struct bnode);
+    for (int ti = 0; ti < ntargets; ti++) {
+        /* the peers' nodes: ev_timer 32-64, uv_timer_t ~150, struct event ~130 */
+        if (targets[ti].peer != PEER_NONE && !targets[ti].missing)
+            node = node > 168 ? node : 168;
+    }
+    return (node + 96 + 24) * 1.25;
+}
+
+static double mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f == NULL)
+        return 0;
+    char line[256];
+    double kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1)
+            break;
+    fclose(f);
+    return kb * 1024.0;
+}
+
+static void check_memory(void)
+{
+    size_t nmax = opt.n[opt.nn - 1];
+    double per = bytes_per_timer_estimate();
+    double need = per * (double)nmax;
+    double have = mem_available();
+    if (have > 0 && need > 0.8 * have)
+        usage_error("n = %zu would need about %.1f GB (%.0f bytes per timer: node, the "
+                    "structure's share, the workload's arrays), more than 80%% of the %.1f GB "
+                    "available here; refusing",
+                    nmax, need / 1e9, per, have / 1e9);
+    if (nmax > UINT32_MAX / 2)
+        usage_error("n = %zu is beyond what twbench indexes (%u)", nmax, UINT32_MAX / 2);
+}
+
+/* ------------------------------------------------------------- planning */
+
 /* Fill the spec of one cell, or say why it does not run. */
-static enum cell_state plan(const struct target *t, int wl, size_t n, struct wl_spec *s,
-                            const char **why)
+static enum cell_state plan(const struct target *t, int wl, size_t n, uint32_t D,
+                            struct wl_spec *s, const char **why)
 {
     const uint64_t k16 = 1u << 16;
     memset(s, 0, sizeof *s);
     s->wl = (enum wl_id)wl;
     s->scheme = t->scheme;
+    s->options = t->options;
     s->n = n;
-    s->check = opt.check;
+    s->ttls = D;
+    s->reps = reps_for(n);
+    s->check = ropt.check;
     if (t->missing) {
         *why = t->missing;
         return CELL_MISSING;
@@ -491,6 +697,10 @@ static enum cell_state plan(const struct target *t, int wl, size_t n, struct wl_
     int list = t->scheme == TW_LIST, ordered = t->scheme == TW_ORDERED;
     /* What would take minutes: see the top of the file. */
     int ticks = wl != WL_STARTSTOP && wl != WL_CHURN;
+    if (wl == WL_TTL && n > 1000 && (ordered || list)) {
+        *why = "skipped (O(n) per start or advance)";
+        return CELL_SKIP;
+    }
     if (n > 10000 && (ordered || (list && ticks))) {
         *why = "skipped (O(n))";
         return CELL_SKIP;
@@ -499,18 +709,27 @@ static enum cell_state plan(const struct target *t, int wl, size_t n, struct wl_
         *why = "skipped (O(n/M) per start)";
         return CELL_SKIP;
     }
+    /* The default run's time budget: libuv's and libevent's binary heaps
+     * miss the cache at every level from n = 1e6 on, 3-9 s per cell in
+     * expire, ttl-8 and ttl-64; they run there only when --n asks. */
+    if (!opt.n_given && n >= 1000000 && (t->peer == PEER_LIBUV || t->peer == PEER_LIBEVENT) &&
+        (wl == WL_EXPIRE || (wl == WL_TTL && (D == 8 || D == 64)))) {
+        *why = "skipped in the default run (3-9 s per cell; --n 1e6 runs it)";
+        return CELL_SKIP;
+    }
+    const uint64_t eighth = n / 8; /* windows at large n: an eighth of the timers */
     switch (wl) {
     case WL_STARTSTOP:
         s->lo = 1;
         s->hi = k16;
-        s->ops = n > 4 * k16 ? n : 4 * k16;
+        s->ops = eighth > 2 * k16 ? eighth : 2 * k16;
         if (ordered && s->ops > 4096)
             s->ops = 4096; /* each start is O(n): a sample of the same steady state */
         break;
     case WL_CHURN:
         s->lo = 1u << 20;
         s->hi = 1u << 21;
-        s->ops = 4 * k16;
+        s->ops = 2 * k16;
         break;
     case WL_EXPIRE:
         s->lo = 1;
@@ -519,23 +738,56 @@ static enum cell_state plan(const struct target *t, int wl, size_t n, struct wl_
     case WL_TCP:
         s->lo = 1;
         s->hi = k16;
-        s->ops = n * 5 / 2 > k16 ? n * 5 / 2 : k16; /* restarts in the timed phase */
+        s->ops = eighth > k16 ? eighth : k16; /* restarts per window */
         if (list || ordered)
             s->ops = 8192; /* O(n) per tick or per restart */
         break;
     case WL_TICK:
-        s->lo = 1ull << 30;
-        s->hi = 1ull << 31;
+        s->lo = WL_JUMP_LO;
+        s->hi = WL_JUMP_HI;
         s->ops = k16;
         if (list) { /* O(n) per advance: fewer advances, same figure */
             uint64_t a = (1u << 24) / n;
             s->ops = a < 256 ? 256 : a > k16 ? k16 : a;
         }
         break;
+    case WL_TTL: {
+        s->lo = TTL_R;
+        s->hi = 2 * TTL_R - 1;
+        s->ops = n / 16 > k16 / 2 ? n / 16 : k16 / 2; /* starts per window */
+        if (list || ordered)
+            s->ops = 4096;
+        if (t->scheme == TW_HASHED && n > 100000) {
+            *why = "skipped (walks n/M timers per tick; TTLs ~370 revolutions)";
+            return CELL_SKIP;
+        }
+        break;
     }
-    uint64_t need = wl == WL_CHURN ? 2 * s->hi : wl == WL_TICK ? 4 * WL_JUMP : s->hi;
+    }
+    /* lawn_scan scans every non-empty queue at each advance with something
+     * due: skip a run whose scans would take more than ~4 s.  With D
+     * distinct TTLs equally likely, q = D (1 - e^(-n/D)) queues hold a
+     * timer; a queue visited costs ~2 ns while the queues fit in the
+     * caches, a miss (~40 ns) beyond. */
+    if (t->scheme == TW_LAWN && (t->options & TW_OPT_LAWN_SCAN)) {
+        double win = (double)(s->reps + 1), visits = 0;
+        double dd = wl == WL_TTL ? (double)D : 65536.0;
+        double q = dd * -expm1(-(double)n / dd);
+        double due = (double)n / 65536.0 < 1 ? (double)n / 65536.0 : 1; /* share of ticks */
+        if (wl == WL_TTL)
+            visits = q * (2.0 * (double)n + win * (double)s->ops); /* ~1 advance per start */
+        else if (wl == WL_EXPIRE)
+            visits = q * 65536.0 * due * win;
+        else if (wl == WL_TCP)
+            visits = q * due * (4096.0 + win * (double)s->ops / (20.0 * (double)n / 65536.0));
+        if (visits * (q < 4096 ? 2e-9 : 4e-8) > 4.0) {
+            *why = "skipped (scans every queue per advance)";
+            return CELL_SKIP;
+        }
+    }
+    uint64_t need = wl == WL_CHURN ? 2 * s->hi : s->hi;
     if (need > t->max_interval) {
-        if (wl == WL_CHURN || wl == WL_TICK) {
+        if (wl == WL_CHURN || wl == WL_TICK || wl == WL_TTL) {
             *why = "n/a (intervals beyond its MaxInterval)";
             return CELL_NA;
         }
@@ -545,7 +797,7 @@ static enum cell_state plan(const struct target *t, int wl, size_t n, struct wl_
     return CELL_OK;
 }
 
-static int g_tty;
+/* ------------------------------------------------------------- running */
 
 /* One line of progress on stderr: rewritten in place on a terminal. */
 static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -560,41 +812,550 @@ static void progress(const char *fmt, ...)
     fflush(stderr);
 }
 
-static void run_cell(int wl, int ni, int ti)
+static struct series *new_series(const char *name, const char *figure, int by_ttls)
 {
-    struct target *t = &targets[ti];
-    struct cell *c = &cells[wl][ni][ti];
-    size_t n = opt.n[ni];
-    char nb[32];
-    c->state = plan(t, wl, n, &c->spec, &c->why);
-    if (c->state != CELL_OK)
-        return;
-    snprintf(g_where, sizeof g_where, "%s, %s, n=%s", wl_info[wl].name, t->name,
-             fmt_n(n, nb, sizeof nb));
-    for (int rep = 0; rep <= opt.reps; rep++) {
-        if (g_tty)
-            progress("twbench: %s n=%s %s: %s %d/%d", wl_info[wl].name, nb, t->name,
-                     rep ? "rep" : "warm-up", rep, opt.reps);
-        struct wl_result r;
-        /* rep 0 is the warm-up, with its own seed */
-        c->spec.seed = mix(mix(opt.seed, (uint64_t)wl), mix((uint64_t)n, (uint64_t)rep));
-        if (t->run(&c->spec, &r))
-            bench_die("the run failed");
-        if (rep == 0)
-            continue;
-        c->ns[c->reps] = r.ns_per_op;
-        c->jump[c->reps] = r.jump_ns;
-        c->reps++;
-        c->last = r;
-    }
-    stats(c->ns, c->reps, &c->med, &c->min, &c->max);
-    stats(c->jump, c->reps, &c->jmed, &c->jmin, &c->jmax);
-    c->state = CELL_OK;
+    if (nseries == SERIES_MAX)
+        bench_die("too many series");
+    struct series *s = &series[nseries++];
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->figure = figure;
+    s->unit = "ns per op";
+    s->by_ttls = by_ttls;
+    return s;
 }
 
-/* ------------------------------------------------------------- output */
+static void fill_cell(struct cell *c, const struct wl_result *res, int reps, int second,
+                      const struct wl_spec *spec, double seconds)
+{
+    c->state = CELL_OK;
+    c->why = NULL;
+    c->reps = reps;
+    for (int w = 1; w <= reps; w++)
+        c->ns[w - 1] = second ? res[w].ns2 : res[w].ns_per_op;
+    stats(c->ns, reps, &c->med, &c->min, &c->max);
+    c->last = res[reps];
+    c->lo = spec->lo;
+    c->hi = spec->hi;
+    c->seconds = seconds;
+    c->bytes_per_timer =
+        (double)res[reps].node_bytes + (double)res[reps].facility_bytes / (double)spec->n;
+}
 
-/* A missing peer's column says how to get it, when that is short. */
+static struct wl_result g_res[WINDOWS_MAX];
+
+/* Run one (workload, n, D, target) into c1 (and c2, the second figure). */
+static void run_cell(const struct wdef *wd, size_t n, uint32_t D, int ti, struct cell *c1,
+                     struct cell *c2)
+{
+    struct target *t = &targets[ti];
+    struct wl_spec spec;
+    const char *why;
+    char nb[32];
+    enum cell_state st = plan(t, wd->id, n, D, &spec, &why);
+    if (st != CELL_OK) {
+        c1->state = st;
+        c1->why = why;
+        if (c2) {
+            c2->state = st;
+            c2->why = why;
+        }
+        return;
+    }
+    /* A ttl point already measured under another name (ttl-8 at the sweep's
+     * n is the sweep's D = 8): same seed, same figures. */
+    if (wd->id == WL_TTL) {
+        for (int si = 0; si < nseries; si++) {
+            struct series *s = &series[si];
+            if (strstr(s->name, "ttl-") != s->name || strstr(s->name, "-stop"))
+                continue;
+            for (int xi = 0; xi < s->nx; xi++)
+                if (s->n[xi] == n && s->d[xi] == D && s->cell[xi][ti].state == CELL_OK &&
+                    &s->cell[xi][ti] != c1) {
+                    *c1 = s->cell[xi][ti];
+                    if (c2)
+                        *c2 = (s + 1)->cell[xi][ti]; /* its -stop series follows it */
+                    return;
+                }
+        }
+    }
+    snprintf(g_where, sizeof g_where, "%s, %s, n=%s, D=%u", wd->name, t->name,
+             fmt_n(n, nb, sizeof nb), D);
+    if (g_tty)
+        progress("twbench: %s n=%s%s%u %s ...", wd->name, nb, D ? " D=" : "", D, t->name);
+    spec.seed = mix(mix(ropt.seed, (uint64_t)wd->id), mix((uint64_t)n, (uint64_t)D));
+    uint64_t t0 = bench_now_ns();
+    if (t->run(&spec, g_res))
+        bench_die("the run failed");
+    double secs = (double)(bench_now_ns() - t0) / 1e9;
+    fill_cell(c1, g_res, spec.reps, 0, &spec, secs);
+    if (c2)
+        fill_cell(c2, g_res, spec.reps, 1, &spec, secs);
+}
+
+static void run_wdef(int w)
+{
+    const struct wdef *wd = &wdefs[w];
+    char nb[32];
+    if (wd->id == W_FIG9)
+        return; /* run_fig9() */
+    int sweep = wd->id == WL_TTL && wd->ttls == 0;
+    struct series *s1 = new_series(wd->name, wd->figure, sweep);
+    struct series *s2 = wd->name2 ? new_series(wd->name2, wd->figure2, sweep) : NULL;
+    size_t nsweep = opt.n[opt.nn - 1] < 1000000 ? opt.n[opt.nn - 1] : 1000000;
+    int npts = 0;
+    if (sweep) {
+        for (int k = 0; k < NSWEEP; k++)
+            if (sweep_d[k] <= (nsweep > TTL_MANY ? nsweep : TTL_MANY)) {
+                s1->x[npts] = sweep_d[k];
+                s1->n[npts] = nsweep;
+                s1->d[npts] = sweep_d[k];
+                npts++;
+            }
+    } else {
+        for (int k = 0; k < opt.nn; k++) {
+            s1->x[npts] = (double)opt.n[k];
+            s1->n[npts] = opt.n[k];
+            s1->d[npts] = wd->ttls;
+            npts++;
+        }
+    }
+    s1->nx = npts;
+    if (s2) {
+        s2->nx = npts;
+        memcpy(s2->x, s1->x, sizeof s1->x);
+        memcpy(s2->n, s1->n, sizeof s1->n);
+        memcpy(s2->d, s1->d, sizeof s1->d);
+    }
+    for (int xi = 0; xi < npts; xi++) {
+        uint64_t t1 = bench_now_ns();
+        for (int ti = 0; ti < ntargets; ti++) {
+            if (sweep && !is_sweep_target(&targets[ti]))
+                continue;
+            run_cell(wd, s1->n[xi], s1->d[xi], ti, &s1->cell[xi][ti],
+                     s2 ? &s2->cell[xi][ti] : NULL);
+        }
+        if (!g_tty) {
+            if (sweep)
+                progress("twbench: %s n=%s D=%u: %.1f s", wd->name, fmt_n(s1->n[xi], nb, sizeof nb),
+                         s1->d[xi], (double)(bench_now_ns() - t1) / 1e9);
+            else
+                progress("twbench: %s n=%s: %.1f s", wd->name, fmt_n(s1->n[xi], nb, sizeof nb),
+                         (double)(bench_now_ns() - t1) / 1e9);
+        }
+    }
+    if (g_tty)
+        progress("twbench: %s done", wd->name);
+}
+
+/* ------------------------------------------------------------- fig9 */
+
+#ifdef TWBENCH_FIG9
+/* The n of the experiment: from the run's smallest n up to its largest, at
+ * most 1e5 (the BSD list takes seconds per window beyond), with points in
+ * between for the slope. */
+static const size_t fig9_n[] = {1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000,
+                                1000000};
+
+static double fig9_slope(int k)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int m = 0;
+    for (int i = 0; i < fig9.npts; i++) {
+        if (!(fig9.ns[k][i] > 0))
+            continue;
+        double x = log((double)fig9.n[i]), y = log(fig9.ns[k][i]);
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+        m++;
+    }
+    return m >= 2 ? (m * sxy - sx * sy) / (m * sxx - sx * sx) : 0;
+}
+
+static void run_fig9(void)
+{
+    char nb[32];
+    size_t lo = opt.n[0], hi = opt.n[opt.nn - 1];
+    size_t cap = opt.nn > 0 && hi > 100000 && !opt.n_given ? 100000 : hi;
+    fig9.npts = 0;
+    for (size_t i = 0; i < sizeof fig9_n / sizeof fig9_n[0] && fig9.npts < FIG9_MAX; i++)
+        if (fig9_n[i] >= lo && fig9_n[i] <= cap)
+            fig9.n[fig9.npts++] = fig9_n[i];
+    if (fig9.npts < 2) {
+        fig9.have = 0;
+        fig9.why = "fewer than two values of n in 1e3..1e5 (fig9 needs a range of n)";
+        return;
+    }
+    double ratios[FIG9_MAX];
+    for (int i = 0; i < fig9.npts; i++) {
+        struct fig9_measurement m;
+        unsigned reps = (unsigned)reps_for(fig9.n[i]);
+        snprintf(g_where, sizeof g_where, "fig9, n=%s", fmt_n(fig9.n[i], nb, sizeof nb));
+        progress("twbench: fig9 n=%s ...", nb);
+        int rc = fig9_measure(fig9.n[i], reps, mix(ropt.seed, fig9.n[i]), &m);
+        if (rc)
+            bench_die("fig9_measure(%zu): %s", fig9.n[i], tw_strerror(rc));
+        fig9.ns[0][i] = m.v[FIG9_BSD_LIST].median_ns;
+        fig9.ns[1][i] = m.v[FIG9_WHEEL_HASH].median_ns;
+        fig9.ns[2][i] = m.v[FIG9_WHEEL_HANDLE].median_ns;
+        ratios[i] = fig9.ns[1][i] > 0 ? fig9.ns[2][i] / fig9.ns[1][i] : 0;
+    }
+    for (int k = 0; k < 3; k++)
+        fig9.slope[k] = fig9_slope(k);
+    qsort(ratios, (size_t)fig9.npts, sizeof ratios[0], cmp_double);
+    fig9.order_ratio = fig9.npts % 2 ? ratios[fig9.npts / 2]
+                                     : (ratios[fig9.npts / 2 - 1] + ratios[fig9.npts / 2]) / 2;
+    fig9.linear_ok = fig9.slope[0] > 0.7;
+    fig9.flat_ok = fig9.slope[1] < 0.3 && fig9.slope[2] < 0.3;
+    fig9.order_ok = fig9.order_ratio < 1.0;
+    fig9.have = 1;
+    if (g_tty)
+        progress("twbench: fig9 done");
+}
+#else
+static void run_fig9(void)
+{
+    fig9.have = 0;
+    fig9.why = "not built: bench/fig9.c (the callout layer's experiment) is not in this tree yet";
+}
+#endif
+
+/* ------------------------------------------------------------- slopes */
+
+static const char *known_flat_why(const char *base, int scheme)
+{
+    (void)base;
+    switch (scheme) {
+    case TW_WHEEL:
+    case TW_HASHED:
+    case TW_HIERARCHICAL:
+    case TW_HIERARCHICAL_COARSE:
+        return "Table II: O(1)";
+    case TW_HYBRID:
+        return "issue 4: O(1) start, stop, expiry";
+    default:
+        return "O(1)";
+    }
+}
+
+/* What the paper (Table II), Lawn (Table IV) or the scheme's own docs claim
+ * for this figure as n grows. */
+static enum claim claim_for(const char *sname, const struct target *t, const char **why)
+{
+    char base[40];
+    snprintf(base, sizeof base, "%.39s", sname);
+    int stop = strstr(base, "-stop") != NULL;
+    int ttl = strncmp(base, "ttl-", 4) == 0;
+    int scheme = t->scheme;
+    *why = NULL;
+    if (t->peer != PEER_NONE) {
+        if (!strcmp(base, "tick") || !strcmp(base, "tick-jump")) {
+            *why = "a loop iteration with nothing due: O(1)";
+            return CLAIM_FLAT;
+        }
+        *why = "binary/4-ary heap: O(log n)";
+        return CLAIM_LOG;
+    }
+    if (!strcmp(base, "tick") || !strcmp(base, "tick-jump")) {
+        *why = "twheel: nothing due costs one compare (the horizon)";
+        return CLAIM_FLAT;
+    }
+    switch (scheme) {
+    case TW_LIST:
+        if (!strcmp(base, "startstop") || !strcmp(base, "churn") || stop) {
+            *why = "Table II: start, stop O(1)";
+            return CLAIM_FLAT;
+        }
+        *why = "Table II: O(n) per tick";
+        return CLAIM_LINEAR;
+    case TW_ORDERED:
+        if (!strcmp(base, "ttl-1")) {
+            *why = "rear search: with one TTL every start goes at the tail, O(1)";
+            return CLAIM_FLAT;
+        }
+        if (!strcmp(base, "churn")) {
+            *why = "rear search: a start beyond all others is O(1) (front search: fig9)";
+            return CLAIM_FLAT;
+        }
+        if (stop) {
+            *why = "Table II: stop O(1)";
+            return CLAIM_FLAT;
+        }
+        *why = "Table II: start O(n)";
+        return CLAIM_LINEAR;
+    case TW_HEAP:
+        *why = "Table II: O(log n)";
+        return CLAIM_LOG;
+    case TW_HASHED_SORTED:
+        if (!strcmp(base, "churn") || stop) {
+            *why = "Table II: stop O(1); a start beyond all others appends";
+            return CLAIM_FLAT;
+        }
+        *why = "Table II: start O(n/M): flat below M = 4096, linear far above; not judged "
+               "over n <= 1e5";
+        return CLAIM_NONE;
+    case TW_LAWN:
+        if ((t->options & TW_OPT_LAWN_SCAN) && !stop) {
+            if (!strcmp(base, "tcp")) {
+                *why = "O(TTLs) per tick shared by 20n/2^16 operations per tick: not judged";
+                return CLAIM_NONE;
+            }
+            if (!strcmp(base, "expire")) {
+                *why = "Lawn Table IV: O(distinct TTLs) per tick; here ~min(n, 2^16) TTLs";
+                return CLAIM_LINEAR;
+            }
+            *why = "Lawn Table IV: O(1) start/stop, O(TTLs) per tick, TTLs fixed";
+            return CLAIM_FLAT;
+        }
+        if (ttl) {
+            *why = "Lawn Table IV: O(1); heap of heads O(log TTLs)";
+            return stop ? CLAIM_FLAT : CLAIM_LOG;
+        }
+        *why = "distinct TTLs grow with n: O(log TTLs) heap of heads";
+        return CLAIM_LOG;
+    default:
+        *why = known_flat_why(base, scheme);
+        return CLAIM_FLAT;
+    }
+}
+
+const char *claim_name(enum claim c)
+{
+    switch (c) {
+    case CLAIM_FLAT:
+        return "0";
+    case CLAIM_LOG:
+        return "log";
+    case CLAIM_LINEAR:
+        return "1";
+    case CLAIM_NONE:
+        break;
+    }
+    return "-";
+}
+
+/*
+ * The verdict.  A slope s of log(ns/op) against log(n) over n = 1e3..1e6 is
+ * 1 for O(n), 0 for O(1), and ~0.1-0.2 for O(log n); but from n ~ 1e5 on the
+ * nodes no longer fit in the caches and every scheme's ns/op grows with the
+ * cost of a memory access (~x5-10 from 1e3 to 1e6 on this kind of machine,
+ * a slope of up to ~0.35 for an O(1) scheme).  So the test separates only
+ * what the noise and the caches cannot blur: a claim of O(1) or O(log n)
+ * is contradicted by a slope above 0.6, a claim of O(n) by one below 0.5.
+ */
+#define SLOPE_SUBLINEAR_MAX 0.6
+#define SLOPE_LINEAR_MIN 0.5
+
+/* Least-squares slope of log(v) against log(n) over the cells that ran;
+ * which = 0 median, 1 min, 2 max.  Returns the number of points. */
+static int fit(const struct series *s, int ti, int which, double *slope, double *ratio)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, first = 0, last = 0;
+    int k = 0;
+    for (int xi = 0; xi < s->nx; xi++) {
+        const struct cell *c = &s->cell[xi][ti];
+        double v = which == 0 ? c->med : which == 1 ? c->min : c->max;
+        if (c->state != CELL_OK || !(v > 0))
+            continue;
+        double x = log((double)s->n[xi]), y = log(v);
+        if (k == 0)
+            first = v;
+        last = v;
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+        k++;
+    }
+    if (k < 2 || k * sxx - sx * sx <= 0)
+        return 0;
+    *slope = (k * sxy - sx * sy) / (k * sxx - sx * sx);
+    *ratio = last / first;
+    return k;
+}
+
+static int contradicts(enum claim c, double slope)
+{
+    if (c == CLAIM_LINEAR)
+        return slope < SLOPE_LINEAR_MIN;
+    if (c == CLAIM_FLAT || c == CLAIM_LOG)
+        return slope > SLOPE_SUBLINEAR_MAX;
+    return 0;
+}
+
+/* A contradiction is flagged only when the slopes of the medians, of the
+ * minima and of the maxima all contradict the claim: one noisy window
+ * cannot raise a flag. */
+static void fit_slopes(void)
+{
+    for (int si = 0; si < nseries; si++) {
+        struct series *s = &series[si];
+        if (s->by_ttls)
+            continue;
+        for (int ti = 0; ti < ntargets; ti++) {
+            struct slope *sl = &s->slope[ti];
+            sl->claim = claim_for(s->name, &targets[ti], &sl->why);
+            double smin = 0, smax = 0, r;
+            sl->points = fit(s, ti, 0, &sl->s, &sl->ratio);
+            if (sl->points < 2)
+                continue;
+            fit(s, ti, 1, &smin, &r);
+            fit(s, ti, 2, &smax, &r);
+            sl->flag = contradicts(sl->claim, sl->s) && contradicts(sl->claim, smin) &&
+                       contradicts(sl->claim, smax);
+        }
+    }
+}
+
+/* ------------------------------------------------------------- crossover */
+
+static double cell_med(const struct series *s, int xi, int ti)
+{
+    const struct cell *c = &s->cell[xi][ti];
+    return c->state == CELL_OK ? c->med : -1;
+}
+
+static int target_index(const char *name)
+{
+    for (int ti = 0; ti < ntargets; ti++)
+        if (!strcmp(targets[ti].name, name))
+            return ti;
+    return -1;
+}
+
+/* Where does a (lawn) stop beating b (hierarchical)?  After the last D at
+ * which a's figure is at most b's, when a loses at every D after it; the
+ * crossing is interpolated on log D between those two points.  Returns 1
+ * with the crossing, 0 if a wins at the last D, -1 if a never wins, -2 if
+ * nothing was measured. */
+static int crossing(const struct series *s, int a, int b, double *d_cross, double *d_lo,
+                    double *d_hi)
+{
+    int last_win = -1, next = -1, any = 0;
+    for (int xi = 0; xi < s->nx; xi++) {
+        double va = cell_med(s, xi, a), vb = cell_med(s, xi, b);
+        if (va <= 0 || vb <= 0)
+            continue;
+        any = 1;
+        if (va <= vb) {
+            last_win = xi;
+            next = -1;
+        } else if (next < 0)
+            next = xi;
+    }
+    if (!any)
+        return -2;
+    if (last_win < 0)
+        return -1;
+    if (next < 0)
+        return 0;
+    double pa = cell_med(s, last_win, a), pb = cell_med(s, last_win, b);
+    double va = cell_med(s, next, a), vb = cell_med(s, next, b);
+    double r0 = log(pa / pb), r1 = log(va / vb);
+    double l0 = log(s->x[last_win]), l1 = log(s->x[next]);
+    double f = r0 == r1 ? 0.5 : r0 / (r0 - r1);
+    *d_cross = exp(l0 + f * (l1 - l0));
+    *d_lo = s->x[last_win];
+    *d_hi = s->x[next];
+    return 1;
+}
+
+static void add_cross(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void add_cross(const char *fmt, ...)
+{
+    if (cross.ntext == 4)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cross.text[cross.ntext++], sizeof cross.text[0], fmt, ap);
+    va_end(ap);
+}
+
+static void find_crossover(void)
+{
+    const struct series *s = NULL, *s2 = NULL;
+    for (int si = 0; si < nseries; si++)
+        if (series[si].by_ttls && !strstr(series[si].name, "-stop"))
+            s = &series[si];
+        else if (series[si].by_ttls)
+            s2 = &series[si];
+    int lawn = target_index("lawn"), hier = target_index("hierarchical");
+    int scan = target_index("lawn_scan"), hyb = target_index("hybrid");
+    if (!s || lawn < 0 || hier < 0 || s->nx == 0)
+        return;
+    cross.have = 1;
+    cross.n = s->n[0];
+    char nb[32];
+    fmt_n(cross.n, nb, sizeof nb);
+    double dc, lo, hi;
+    int r = crossing(s, lawn, hier, &dc, &lo, &hi);
+    if (r == 1) {
+        cross.d_cross = dc;
+        add_cross("start+expire: lawn stops beating hierarchical between D = %.0f and %.0f "
+                  "distinct TTLs (interpolated D ~ %.0f) with n = %s pending: distinct TTLs / "
+                  "live timers ~ %.2g",
+                  lo, hi, dc, nb, dc / (double)cross.n);
+    } else if (r == 0) {
+        add_cross("start+expire: lawn beats hierarchical at every D measured (up to %.0f "
+                  "distinct TTLs, %.2g per live timer, n = %s): no crossover in the sweep",
+                  s->x[s->nx - 1], s->x[s->nx - 1] / (double)cross.n, nb);
+    } else if (r == -1) {
+        add_cross("start+expire: lawn is slower than hierarchical at every D measured (n = %s)",
+                  nb);
+    }
+    int rs = s2 ? crossing(s2, lawn, hier, &dc, &lo, &hi) : -2;
+    if (rs == 1)
+        add_cross("stop: lawn's stop costs more than hierarchical's from D ~ %.0f on (between "
+                  "%.0f and %.0f; %.2g per live timer)",
+                  dc, lo, hi, dc / (double)cross.n);
+    else if (rs == 0)
+        add_cross("stop: lawn's stop costs no more than hierarchical's at every D measured");
+    else if (rs == -1) {
+        double rmin = 0, rmax = 0;
+        for (int xi = 0; xi < s2->nx; xi++) {
+            double a = cell_med(s2, xi, lawn), b = cell_med(s2, xi, hier);
+            if (a > 0 && b > 0) {
+                rmin = rmin == 0 || a / b < rmin ? a / b : rmin;
+                rmax = a / b > rmax ? a / b : rmax;
+            }
+        }
+        add_cross("stop: lawn's stop costs more than hierarchical's at every D measured "
+                  "(%.2fx to %.2fx)",
+                  rmin, rmax);
+    }
+    if (scan >= 0) {
+        int r2 = crossing(s, scan, lawn, &dc, &lo, &hi);
+        if (r2 == 1)
+            add_cross("heap of queue heads: lawn_scan (the paper's scan) is as fast as lawn up to "
+                      "D ~ %.0f (between %.0f and %.0f), then slower: the heap pays from there",
+                      dc, lo, hi);
+        else if (r2 == -1)
+            add_cross("heap of queue heads: lawn_scan is slower than lawn at every D measured: "
+                      "the heap pays everywhere");
+        else if (r2 == 0)
+            add_cross("heap of queue heads: lawn_scan never slower than lawn where measured");
+    }
+    if (hyb >= 0) {
+        double worst = 0, wd = 0;
+        for (int xi = 0; xi < s->nx; xi++) {
+            double a = cell_med(s, xi, hyb), b = cell_med(s, xi, hier), c = cell_med(s, xi, lawn);
+            double best = b > 0 && c > 0 ? (b < c ? b : c) : b > 0 ? b : c;
+            if (a > 0 && best > 0 && a / best > worst) {
+                worst = a / best;
+                wd = s->x[xi];
+            }
+        }
+        if (worst > 0)
+            add_cross("hybrid: at most %.2fx the better of lawn and hierarchical (worst at D = "
+                      "%.0f)",
+                      worst, wd);
+    }
+}
+
+/* ------------------------------------------------------------- tables */
+
 static const char *missing_text(int ti)
 {
     const char *m = targets[ti].missing;
@@ -609,7 +1370,7 @@ static int col_width(int ti)
     return w < 9 ? 9 : w;
 }
 
-static void print_cell_value(double v, int w)
+static void print_value(double v, int w)
 {
     if (v >= 10000)
         printf("  %*.0f", w, v);
@@ -617,37 +1378,61 @@ static void print_cell_value(double v, int w)
         printf("  %*.1f", w, v);
 }
 
-/* One table: rows n, columns targets; `jump` picks tick's second figure. */
-static void print_table(int wl, int jump)
+static int series_has_target(const struct series *s, int ti)
+{
+    for (int xi = 0; xi < s->nx; xi++)
+        if (s->cell[xi][ti].state != CELL_NONE)
+            return 1;
+    return 0;
+}
+
+static void print_series(const struct series *s)
 {
     char nb[32];
-    int libev = -1;
+    int reps_lo = 99, reps_hi = 0;
+    for (int xi = 0; xi < s->nx; xi++)
+        for (int ti = 0; ti < ntargets; ti++)
+            if (s->cell[xi][ti].state == CELL_OK) {
+                int r = s->cell[xi][ti].reps;
+                reps_lo = r < reps_lo ? r : reps_lo;
+                reps_hi = r > reps_hi ? r : reps_hi;
+            }
+    printf("\n== %s: %s", s->name, s->figure);
+    if (s->by_ttls)
+        printf(", n = %s", fmt_n(s->n[0], nb, sizeof nb));
+    if (reps_hi && reps_lo == reps_hi)
+        printf(" (median of %d) ==\n", reps_hi);
+    else if (reps_hi)
+        printf(" (median of %d-%d) ==\n", reps_lo, reps_hi);
+    else
+        printf(" ==\n");
+    int any_peer = 0;
     for (int ti = 0; ti < ntargets; ti++)
-        if (targets[ti].scheme < 0)
-            libev = ti;
-    printf("\n== %s%s: %s (median of %d) ==\n", wl_info[wl].name, jump ? " (jump)" : "",
-           jump ? "ns for one advance of 2^40 ticks over n timers pending beyond it"
-                : wl_info[wl].figure,
-           opt.reps);
-    printf("%8s", "n");
+        if (targets[ti].peer != PEER_NONE && series_has_target(s, ti))
+            any_peer = 1;
+    printf("%8s", s->by_ttls ? "D" : "n");
     for (int ti = 0; ti < ntargets; ti++)
-        printf("  %*s", col_width(ti), targets[ti].name);
-    if (libev >= 0)
-        printf("  %s", "best twheel / libev");
+        if (series_has_target(s, ti))
+            printf("  %*s", col_width(ti), targets[ti].name);
+    if (any_peer)
+        printf("  best twheel / best peer");
     printf("\n");
-    for (int ni = 0; ni < opt.nn; ni++) {
-        printf("%8s", fmt_n(opt.n[ni], nb, sizeof nb));
-        int best = -1;
+    for (int xi = 0; xi < s->nx; xi++) {
+        printf("%8s", fmt_n(s->by_ttls ? s->d[xi] : s->n[xi], nb, sizeof nb));
+        int best = -1, bestp = -1;
         for (int ti = 0; ti < ntargets; ti++) {
-            struct cell *c = &cells[wl][ni][ti];
+            if (!series_has_target(s, ti))
+                continue;
+            const struct cell *c = &s->cell[xi][ti];
             int w = col_width(ti);
-            double v = jump ? c->jmed : c->med;
             switch (c->state) {
             case CELL_OK:
-                print_cell_value(v, w);
-                if (targets[ti].scheme >= 0 &&
-                    (best < 0 || v < (jump ? cells[wl][ni][best].jmed : cells[wl][ni][best].med)))
-                    best = ti;
+                print_value(c->med, w);
+                if (targets[ti].peer == PEER_NONE) {
+                    if (best < 0 || c->med < s->cell[xi][best].med)
+                        best = ti;
+                } else if (bestp < 0 || c->med < s->cell[xi][bestp].med)
+                    bestp = ti;
                 break;
             case CELL_SKIP:
                 printf("  %*s", w, "skipped");
@@ -663,48 +1448,53 @@ static void print_table(int wl, int jump)
                 break;
             }
         }
-        if (libev >= 0) {
-            struct cell *l = &cells[wl][ni][libev];
-            if (best >= 0 && l->state == CELL_OK) {
-                double b = jump ? cells[wl][ni][best].jmed : cells[wl][ni][best].med;
-                double lv = jump ? l->jmed : l->med;
-                printf("  %s %.2fx", targets[best].name, lv > 0 ? b / lv : 0.0);
-            } else
+        if (any_peer) {
+            if (best >= 0 && bestp >= 0 && s->cell[xi][bestp].med > 0)
+                printf("  %s / %s %.2fx", targets[best].name, targets[bestp].name,
+                       s->cell[xi][best].med / s->cell[xi][bestp].med);
+            else
                 printf("  -");
         }
         printf("\n");
     }
     /* Notes: why cells are empty, and what was changed for a target. */
     for (int ti = 0; ti < ntargets; ti++) {
+        if (!series_has_target(s, ti))
+            continue;
         const char *why = NULL;
         size_t from = 0;
         int folded = 0;
-        for (int ni = 0; ni < opt.nn; ni++) {
-            struct cell *c = &cells[wl][ni][ti];
+        for (int xi = 0; xi < s->nx; xi++) {
+            const struct cell *c = &s->cell[xi][ti];
             if (c->state == CELL_SKIP || c->state == CELL_NA || c->state == CELL_MISSING) {
                 if (!why)
-                    from = opt.n[ni];
+                    from = s->by_ttls ? s->d[xi] : s->n[xi];
                 why = c->why;
             }
-            if (c->state == CELL_OK && c->spec.hi < (wl == WL_CHURN ? 1u << 21 : 1u << 16))
+            if (c->state == CELL_OK && c->hi < (1u << 16))
                 folded = 1;
         }
         if (why && targets[ti].missing) {
             if (strcmp(missing_text(ti), why) != 0)
                 printf("   %s: %s\n", targets[ti].name, why);
-        } else if (why && from == opt.n[0])
+        } else if (why && from == (s->by_ttls ? s->d[0] : s->n[0]))
             printf("   %s: %s\n", targets[ti].name, why);
         else if (why)
-            printf("   %s: n >= %s %s\n", targets[ti].name, fmt_n(from, nb, sizeof nb), why);
+            printf("   %s: %s >= %s %s\n", targets[ti].name, s->by_ttls ? "D" : "n",
+                   fmt_n(from, nb, sizeof nb), why);
         if (folded)
             printf("   %s: intervals drawn in [1, %llu] (its MaxInterval) instead of [1, 2^16]\n",
                    targets[ti].name, (unsigned long long)targets[ti].max_interval);
+        if (targets[ti].late && !targets[ti].missing &&
+            (!strcmp(s->name, "expire") || !strncmp(s->name, "ttl-", 4) || !strcmp(s->name, "tcp")))
+            printf("   %s fires a timer one tick after its deadline (deadline < now)\n",
+                   targets[ti].name);
     }
-    if (wl == WL_TCP && !jump) {
+    if (!strcmp(s->name, "tcp")) {
         double lo = 101, hi = -1;
-        for (int ni = 0; ni < opt.nn; ni++)
+        for (int xi = 0; xi < s->nx; xi++)
             for (int ti = 0; ti < ntargets; ti++) {
-                struct cell *c = &cells[wl][ni][ti];
+                const struct cell *c = &s->cell[xi][ti];
                 if (c->state != CELL_OK || c->last.ops == 0)
                     continue;
                 double p = 100.0 * (double)c->last.stops / (double)c->last.ops;
@@ -715,224 +1505,304 @@ static void print_table(int wl, int jump)
             printf("   share of operations that stopped a timer before expiry: %.1f%% .. %.1f%%\n",
                    lo, hi);
     }
+    if (s->by_ttls) {
+        printf("   D / n:");
+        for (int xi = 0; xi < s->nx; xi++)
+            printf(" %.2g", (double)s->d[xi] / (double)s->n[xi]);
+        printf("   (distinct TTLs per live timer; TTLs with a live timer ~ D (1 - e^(-n/D)))\n");
+    }
 }
 
-static void print_libev_note(void)
+static void print_peer_notes(void)
 {
-    if (!any_libev)
-        return;
-    if (libev_info.error[0]) {
-        printf("libev: %s\n", libev_info.error);
-        return;
+    int any = 0;
+    for (int ti = 0; ti < ntargets; ti++) {
+        const struct target *t = &targets[ti];
+        if (t->peer == PEER_NONE)
+            continue;
+        if (!any)
+            printf("Peers, in virtual time (twbench interposes clock_gettime, gettimeofday, "
+                   "epoll_wait):\n");
+        any = 1;
+        if (t->missing) {
+            printf("  %-8s %s\n", t->name, t->info.error);
+            continue;
+        }
+        const char *how = t->peer == PEER_LIBEV ? "ev_timer_set+ev_timer_start / ev_timer_stop / "
+                                                  "ev_run(EVRUN_NOWAIT)"
+                          : t->peer == PEER_LIBUV
+                              ? "uv_timer_start / uv_timer_stop / uv_run(UV_RUN_NOWAIT)"
+                              : "event_add(timeval) / event_del / "
+                                "event_base_loop(NONBLOCK|ONCE)";
+        printf("  %-8s %s (%s): %s; 1 tick = %s; per advance %.0f poll(s) and %.0f clock "
+               "read(s), per start %.0f read(s)\n",
+               t->name, t->info.version, t->info.backend, how, t->tick,
+               t->info.polls_per_advance, t->info.reads_per_advance, t->info.reads_per_start);
     }
-    printf("libev %s (%s backend) as the peer: ev_timer_set+ev_timer_start, ev_timer_stop; "
-           "advance = ev_run(EVRUN_NOWAIT)\n"
-           "  in virtual time (1 tick = 1 us; twbench interposes clock_gettime and gettimeofday).\n"
-           "  %s  One empty epoll_wait(0) costs %.0f ns here.\n"
-           "  libev fires a timer only once its deadline is strictly before now: one tick later "
-           "than twheel.\n",
-           libev_info.version, libev_info.backend,
-           libev_info.real_poll
-               ? "Each ev_run makes its real epoll_wait syscall (--libev-real-poll)."
-               : "Each ev_run's epoll_wait is stubbed to return 0 events at once (no fds are "
-                 "watched), so figures are libev's timer code, not the syscall.",
-           libev_info.poll_ns);
+    if (!any)
+        return;
+    if (ropt.real_poll)
+        printf("  Measured (--real-poll): the real epoll_wait(0), %.0f ns each here.  Not "
+               "measured: the real clock_gettime, %.0f ns each here.\n",
+               machine.poll_ns, machine.clock_read_ns);
+    else
+        printf("  Not measured: the real epoll_wait(0) (stubbed: no fd is watched, it returns 0; "
+               "%.0f ns each here) and the real clock_gettime (%.0f ns each here).\n",
+               machine.poll_ns, machine.clock_read_ns);
+    printf("  libev fires a timer only when its deadline is strictly before now (one tick late); "
+           "libuv counts whole milliseconds (1 tick = 1 ms, exact in virtual time, up to 1 ms "
+           "late in real use); libevent fires at deadline <= now.\n");
 }
 
 static void print_memory(void)
 {
     char nb[32];
-    int shown = 0;
-    for (int i = 0; i < opt.nwl && !shown; i++) {
-        int wl = opt.wl[i];
-        if (wl == WL_TICK || wl == WL_CHURN)
-            continue; /* prefer a workload whose intervals every target takes */
-        shown = 1;
-        printf("\n== bytes per timer: node + own memory / n, n pending (%s) ==\n",
-               wl_info[wl].name);
-        printf("%8s", "n");
-        for (int ti = 0; ti < ntargets; ti++)
+    const struct series *s = NULL;
+    for (int si = 0; si < nseries && !s; si++)
+        if (!strcmp(series[si].name, "startstop") || !strcmp(series[si].name, "expire") ||
+            !strcmp(series[si].name, "tcp"))
+            s = &series[si];
+    if (!s)
+        return;
+    printf("\n== bytes per timer: node + own memory / n, n pending (%s) ==\n", s->name);
+    printf("%8s", "n");
+    for (int ti = 0; ti < ntargets; ti++)
+        if (series_has_target(s, ti))
             printf("  %*s", col_width(ti), targets[ti].name);
-        printf("\n");
-        for (int ni = 0; ni < opt.nn; ni++) {
-            printf("%8s", fmt_n(opt.n[ni], nb, sizeof nb));
-            for (int ti = 0; ti < ntargets; ti++) {
-                struct cell *c = &cells[wl][ni][ti];
-                if (c->state == CELL_OK)
-                    printf("  %*.1f", col_width(ti),
-                           (double)c->last.node_bytes +
-                               (double)c->last.facility_bytes / (double)opt.n[ni]);
-                else
-                    printf("  %*s", col_width(ti), "-");
-            }
-            printf("\n");
+    printf("\n");
+    for (int xi = 0; xi < s->nx; xi++) {
+        printf("%8s", fmt_n(s->n[xi], nb, sizeof nb));
+        for (int ti = 0; ti < ntargets; ti++) {
+            if (!series_has_target(s, ti))
+                continue;
+            const struct cell *c = &s->cell[xi][ti];
+            if (c->state == CELL_OK)
+                printf("  %*.1f", col_width(ti), c->bytes_per_timer);
+            else
+                printf("  %*s", col_width(ti), "-");
         }
+        printf("\n");
     }
 }
 
-/* ------------------------------------------------------------- JSON */
-
-static void json_str(FILE *f, const char *s)
+static void print_slopes(void)
 {
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", *s);
-        else
-            fputc(*s, f);
+    int any = 0;
+    for (int si = 0; si < nseries; si++)
+        for (int ti = 0; ti < ntargets; ti++)
+            if (series[si].slope[ti].points >= 2)
+                any = 1;
+    if (!any)
+        return;
+    printf("\n== complexity: slope of log(ns/op) against log(n), claimed in brackets "
+           "(0: O(1), log: O(log n), 1: O(n)); ! contradicts the claim ==\n");
+    printf("%-15s", "figure");
+    for (int ti = 0; ti < ntargets; ti++)
+        if (!targets[ti].missing)
+            printf("  %*s", col_width(ti), targets[ti].name);
+    printf("\n");
+    for (int si = 0; si < nseries; si++) {
+        const struct series *s = &series[si];
+        if (s->by_ttls)
+            continue;
+        printf("%-15s", s->name);
+        for (int ti = 0; ti < ntargets; ti++) {
+            if (targets[ti].missing)
+                continue;
+            const struct slope *sl = &s->slope[ti];
+            char buf[32];
+            if (sl->points >= 2)
+                snprintf(buf, sizeof buf, "%s%.2f [%s]", sl->flag ? "!" : "", sl->s,
+                         claim_name(sl->claim));
+            else
+                snprintf(buf, sizeof buf, "-");
+            printf("  %*s", col_width(ti), buf);
+        }
+        printf("\n");
     }
-    fputc('"', f);
+    printf("   A claim of O(1) or O(log n) is contradicted by a slope above %.1f, a claim of O(n)"
+           " by one below %.1f:\n   between 1e5 and 1e6 every scheme slows with cache misses "
+           "(slope up to ~0.35 for O(1)), which no finer test survives.\n",
+           SLOPE_SUBLINEAR_MAX, SLOPE_LINEAR_MIN);
+    int flags = 0;
+    for (int si = 0; si < nseries; si++)
+        for (int ti = 0; ti < ntargets; ti++) {
+            const struct slope *sl = &series[si].slope[ti];
+            if (sl->points < 2 || !sl->flag)
+                continue;
+            if (!flags)
+                printf("   Contradictions:\n");
+            flags++;
+            printf("   ! %s on %s: slope %.2f over %d points (x%.1f), claimed %s (%s)\n",
+                   targets[ti].name, series[si].name, sl->s, sl->points, sl->ratio,
+                   claim_name(sl->claim), sl->why ? sl->why : "");
+        }
+    if (!flags)
+        printf("   No contradiction.\n");
 }
 
-static void json_samples(FILE *f, const double *v, int k)
+static void print_fig9(void)
 {
-    fputc('[', f);
-    for (int i = 0; i < k; i++)
-        fprintf(f, "%s%.3f", i ? ", " : "", v[i]);
-    fputc(']', f);
-}
-
-static void json_cell(FILE *f, int *first, int wl, int ti, size_t n, const struct cell *c,
-                      int jump)
-{
-    const char *wname = jump ? "tick-jump" : wl_info[wl].name;
-    fprintf(f, "%s\n    {\"workload\": ", *first ? "" : ",");
-    *first = 0;
-    json_str(f, wname);
-    fprintf(f, ", \"target\": ");
-    json_str(f, targets[ti].name);
-    fprintf(f, ", \"figure\": ");
-    json_str(f, jump ? "ns for one advance of 2^40 ticks" : wl_info[wl].figure);
-    fprintf(f, ", \"n\": %zu, \"status\": ", n);
-    static const char *st[] = {"none", "ok", "skipped", "n/a", "missing"};
-    json_str(f, st[c->state]);
-    if (c->state != CELL_OK) {
-        fprintf(f, ", \"reason\": ");
-        json_str(f, c->why ? c->why : "");
-        fputc('}', f);
+    char nb[32];
+    if (!fig9.have) {
+        printf("\n== fig9: %s ==\n", fig9.why ? fig9.why : "not run");
         return;
     }
-    const struct wl_result *r = &c->last;
-    if (jump) {
-        fprintf(f, ", \"unit\": \"ns per jump\", \"ops\": 1, \"median\": %.3f, \"min\": %.3f, "
-                   "\"max\": %.3f, \"samples\": ",
-                c->jmed, c->jmin, c->jmax);
-        json_samples(f, c->jump, c->reps);
-    } else {
-        fprintf(f, ", \"unit\": \"ns per op\", \"ops\": %llu, \"median\": %.3f, \"min\": %.3f, "
-                   "\"max\": %.3f, \"samples\": ",
-                (unsigned long long)r->ops, c->med, c->min, c->max);
-        json_samples(f, c->ns, c->reps);
-    }
-    fprintf(f, ", \"interval_lo\": %llu, \"interval_hi\": %llu",
-            (unsigned long long)c->spec.lo, (unsigned long long)c->spec.hi);
-    fprintf(f, ", \"node_bytes\": %zu, \"facility_bytes\": %zu, \"bytes_per_timer\": %.3f",
-            r->node_bytes, r->facility_bytes,
-            (double)r->node_bytes + (double)r->facility_bytes / (double)n);
-    if (c->spec.wl == WL_EXPIRE)
-        fprintf(f, ", \"start_ns_per_timer\": %.3f, \"advance_ns_per_timer\": %.3f",
-                (double)r->phase1_ns / (double)n, (double)r->phase2_ns / (double)n);
-    if (c->spec.wl == WL_TCP)
-        fprintf(f, ", \"restarts\": %llu, \"expiries\": %llu, \"stopped_share\": %.4f",
-                (unsigned long long)r->stops, (unsigned long long)r->fired,
-                r->ops ? (double)r->stops / (double)r->ops : 0.0);
-    fputc('}', f);
+    printf("\n== fig9: the paper's section VII experiment (ns per cancel + re-set of one "
+           "callout beyond n) ==\n");
+    printf("%8s  %14s  %16s  %16s  %8s\n", "n", "(a) BSD list", "(b) S6 + hash", "(c) S6 + handle",
+           "(c)/(b)");
+    for (int i = 0; i < fig9.npts; i++)
+        printf("%8s  %14.1f  %16.1f  %16.1f  %8.2f\n", fmt_n(fig9.n[i], nb, sizeof nb),
+               fig9.ns[0][i], fig9.ns[1][i], fig9.ns[2][i],
+               fig9.ns[1][i] > 0 ? fig9.ns[2][i] / fig9.ns[1][i] : 0.0);
+    printf("   slopes: (a) %.2f, (b) %.2f, (c) %.2f\n", fig9.slope[0], fig9.slope[1],
+           fig9.slope[2]);
+    printf("   checks: (a) grows linearly (slope > 0.7): %s; (b), (c) flat (slope < 0.3): %s; "
+           "(c) < (b) (median ratio %.2f): %s\n",
+           fig9.linear_ok ? "yes" : "NO", fig9.flat_ok ? "yes" : "NO", fig9.order_ratio,
+           fig9.order_ok ? "yes" : "NO");
 }
 
-static void write_json(const char *path)
+/* ------------------------------------------------------------- machine */
+
+static void read_machine(void)
 {
-    FILE *f = fopen(path, "w");
-    if (f == NULL) {
-        fprintf(stderr, "twbench: cannot write %s: %s\n", path, strerror(errno));
-        exit(1);
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    snprintf(machine.cpu, sizeof machine.cpu, "unknown");
+    if (f) {
+        while (fgets(line, sizeof line, f))
+            if (strncmp(line, "model name", 10) == 0) {
+                char *p = strchr(line, ':');
+                if (p) {
+                    p++;
+                    while (*p == ' ' || *p == '\t')
+                        p++;
+                    p[strcspn(p, "\n")] = '\0';
+                    snprintf(machine.cpu, sizeof machine.cpu, "%s", p);
+                }
+                break;
+            }
+        fclose(f);
     }
-    fprintf(f, "{\n  \"tool\": \"twbench\",\n  \"twheel_version\": ");
-    json_str(f, tw_version());
-    fprintf(f, ",\n  \"quick\": %s,\n  \"reps\": %d,\n  \"warmup_reps\": 1,\n  \"seed\": %llu,\n  \"statistic\": "
-               "\"median\",\n  \"clock\": \"CLOCK_MONOTONIC\",\n",
-            opt.quick ? "true" : "false", opt.reps, (unsigned long long)opt.seed);
-    fprintf(f, "  \"libev\": {");
-    if (!any_libev)
-        fprintf(f, "\"status\": \"not selected\"");
-    else if (libev_info.error[0]) {
-        fprintf(f, "\"status\": ");
-        json_str(f, libev_info.error);
-    } else {
-        fprintf(f, "\"status\": \"ok\", \"version\": ");
-        json_str(f, libev_info.version);
-        fprintf(f, ", \"backend\": ");
-        json_str(f, libev_info.backend);
-        fprintf(f, ", \"tick\": \"1 us (virtual clock)\", \"poll\": \"%s\", "
-                   "\"epoll_wait_zero_ns\": %.1f, \"fires\": \"when deadline < now\"",
-                libev_info.real_poll ? "real epoll_wait" : "stubbed, 0 events", libev_info.poll_ns);
-    }
-    fprintf(f, "},\n  \"results\": [");
-    int first = 1;
-    for (int i = 0; i < opt.nwl; i++) {
-        int wl = opt.wl[i];
-        for (int ni = 0; ni < opt.nn; ni++)
-            for (int ti = 0; ti < ntargets; ti++)
-                json_cell(f, &first, wl, ti, opt.n[ni], &cells[wl][ni][ti], 0);
-        if (wl == WL_TICK)
-            for (int ni = 0; ni < opt.nn; ni++)
-                for (int ti = 0; ti < ntargets; ti++)
-                    json_cell(f, &first, wl, ti, opt.n[ni], &cells[wl][ni][ti], 1);
-    }
-    fprintf(f, "\n  ]\n}\n");
-    if (fclose(f) != 0) {
-        fprintf(stderr, "twbench: cannot write %s: %s\n", path, strerror(errno));
-        exit(1);
-    }
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    machine.cpus = cpus > 0 ? (int)cpus : 0;
+#ifdef __VERSION__
+    snprintf(machine.compiler, sizeof machine.compiler, "%s %s",
+#ifdef __clang__
+             "clang",
+#else
+             "gcc",
+#endif
+             __VERSION__);
+#endif
+#ifdef TW_BENCH_FLAGS
+    snprintf(machine.flags, sizeof machine.flags, "%s", TW_BENCH_FLAGS);
+#else
+    snprintf(machine.flags, sizeof machine.flags, "-O2");
+#endif
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(machine.date, sizeof machine.date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    struct utsname u;
+    if (uname(&u) == 0)
+        snprintf(machine.kernel, sizeof machine.kernel, "%.20s %.80s %.20s", u.sysname, u.release,
+                 u.machine);
+    if (getloadavg(machine.load_start, 3) < 0)
+        machine.load_start[0] = -1;
 }
 
 /* ------------------------------------------------------------- main */
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "advise") == 0)
+        return advise_main(argc - 1, argv + 1);
+    for (int i = 0; i < argc; i++) {
+        size_t used = strlen(ropt.cmdline);
+        snprintf(ropt.cmdline + used, sizeof ropt.cmdline - used, "%s%s", i ? " " : "",
+                 i ? argv[i] : "twbench");
+    }
     parse_args(argc, argv);
     g_tty = isatty(2);
+    vclock_init();
     setup_targets();
     if (ntargets == 0)
         usage_error("no scheme to run");
+    check_memory();
+    read_machine();
+    char err[512];
+    if (opt.out && opt.out[0] && report_probe(opt.out, err, sizeof err)) {
+        fprintf(stderr, "twbench: %s\n", err);
+        return 1;
+    }
+    machine.clock_read_ns = vclock_read_ns();
+    machine.poll_ns = vclock_poll_ns();
 
-    printf("twbench: twheel %s; %d repetition(s) after 1 warm-up, median shown; "
-           "sizeof(struct tw_timer) = %zu\n",
-           tw_version(), opt.reps, sizeof(struct tw_timer));
-    print_libev_note();
+    printf("twbench: twheel %s on %s (%d CPUs), %s; median of the measured windows after one "
+           "warm-up; sizeof(struct tw_timer) = %zu\n",
+           tw_version(), machine.cpu, machine.cpus, machine.compiler, sizeof(struct tw_timer));
+    print_peer_notes();
     fflush(stdout);
 
     /* Let the CPU reach its working clock before the first figure. */
     uint64_t t0 = bench_now_ns();
     while (bench_now_ns() - t0 < 200000000u)
         ;
-    for (int i = 0; i < opt.nwl; i++) {
-        int wl = opt.wl[i];
-        for (int ni = 0; ni < opt.nn; ni++) {
-            uint64_t t1 = bench_now_ns();
-            for (int ti = 0; ti < ntargets; ti++)
-                run_cell(wl, ni, ti);
-            if (!g_tty) {
-                char nb[32];
-                progress("twbench: %s n=%s: %.1f s", wl_info[wl].name,
-                         fmt_n(opt.n[ni], nb, sizeof nb), (double)(bench_now_ns() - t1) / 1e9);
-            }
+    for (int i = 0; i < opt.nsel; i++) {
+        int w = opt.wsel[i];
+        if (wdefs[w].id == W_FIG9) {
+            run_fig9();
+            print_fig9();
+            fflush(stdout);
+            continue;
         }
-        if (g_tty)
-            progress("twbench: %s done", wl_info[wl].name);
-        print_table(wl, 0);
-        if (wl == WL_TICK)
-            print_table(wl, 1);
+        int first = nseries;
+        run_wdef(w);
+        for (int si = first; si < nseries; si++)
+            print_series(&series[si]);
         fflush(stdout);
     }
     print_memory();
-    progress("twbench: finished in %.1f s", (double)(bench_now_ns() - t0) / 1e9);
+    fit_slopes();
+    print_slopes();
+    find_crossover();
+    if (cross.have) {
+        printf("\n== lawn crossover (ttl-sweep, n = %zu) ==\n", cross.n);
+        for (int i = 0; i < cross.ntext; i++)
+            printf("   %s\n", cross.text[i]);
+    }
+    ropt.seconds = (double)(bench_now_ns() - t0) / 1e9;
+    if (getloadavg(machine.load_end, 3) < 0)
+        machine.load_end[0] = -1;
+    progress("twbench: finished in %.1f s", ropt.seconds);
     if (g_tty)
         fputc('\n', stderr);
+    printf("\nload average: %.2f at start, %.2f at the end (%d CPUs): figures from a loaded "
+           "machine are noisier\n",
+           machine.load_start[0], machine.load_end[0], machine.cpus);
     if (opt.json) {
-        write_json(opt.json);
-        printf("\nJSON written to %s\n", opt.json);
+        FILE *f = fopen(opt.json, "w");
+        if (f == NULL) {
+            fprintf(stderr, "twbench: cannot write %s: %s\n", opt.json, strerror(errno));
+            return 1;
+        }
+        json_write(f);
+        if (fclose(f) != 0) {
+            fprintf(stderr, "twbench: cannot write %s: %s\n", opt.json, strerror(errno));
+            remove(opt.json);
+            return 1;
+        }
+        printf("JSON written to %s\n", opt.json);
+    }
+    if (opt.out && opt.out[0]) {
+        if (report_write(opt.out, err, sizeof err)) {
+            fprintf(stderr, "twbench: %s\n", err);
+            return 1;
+        }
+        printf("report written to %s/report.html (JSON, SVG plots beside it)\n", opt.out);
     }
     return 0;
 }

@@ -5,7 +5,8 @@
  *
  *     struct drv;                                   the target's state
  *     static int  drv_open(struct drv *, const struct wl_spec *, size_t nodes,
- *                          struct wl_ctx *);        0, or -1 with a message
+ *                          struct wl_ctx *);        0, or -1 with a message;
+ *                                                   sets ctx->nodes
  *     static void drv_close(struct drv *);
  *     static void drv_start(struct drv *, size_t i, uint64_t interval);
  *     static void drv_stop(struct drv *, size_t i);
@@ -17,20 +18,31 @@
  * and WL_RUN, the name of the entry point to generate (a wl_run_fn).  The
  * driver functions are static and called directly, so the compiler inlines
  * them: a figure is what the target's own calls cost.  Nodes are indexed
- * 0..nodes-1 and live in one array; a driver's expiry callback adds one to
- * ctx->fired and, when ctx->rearm is set, restarts the timer with an interval
- * drawn from ctx->rng in [ctx->lo, ctx->hi].
+ * 0..nodes-1 and live in one array; a driver's expiry callback calls
+ * wl_fired(ctx, index) and, when ctx->rearm is set, restarts the timer with
+ * an interval drawn from ctx->rng in [ctx->lo, ctx->hi].
  *
  * Every random choice (intervals, victims, start order) comes from the spec's
  * seed, so every target sees the same operations in the same order.  Setup
  * phases start the timers in a random order of the node array, so that
  * neighbours in memory are not neighbours in the structure.
+ *
+ * Repetitions.  Every workload runs one warm-up window and then spec->reps
+ * measured windows, each timed as a whole with CLOCK_MONOTONIC (never per
+ * operation).  In the steady-state workloads (startstop, churn, tcp, tick,
+ * ttl) the windows are successive stretches of the same run on one facility,
+ * which the window before leaves in the same state as it found it (n timers
+ * pending, same distributions): setting n timers up costs more than
+ * measuring them, and at n = 1e6 a fresh setup per repetition would not fit
+ * the time budget.  expire empties its facility, so each of its windows is a
+ * fresh facility (the warm-up one at n at most 1e5).
  */
 #ifndef WL_RUN
 #error "define WL_RUN and the driver before including workloads.h"
 #endif
 
 #include <stdlib.h>
+#include <string.h>
 
 /* A random permutation of 0..n-1 (Fisher-Yates). */
 static uint32_t *wl_perm(size_t n, struct rng *r)
@@ -63,104 +75,140 @@ static double wl_per(uint64_t ns, uint64_t ops)
     return ops ? (double)ns / (double)ops : 0.0;
 }
 
-/*
- * startstop: n timers pending with intervals in [lo, hi]; then `ops` times:
- * pick a random timer, stop it, start it again with a fresh interval.
- * Figure: ns per stop+start pair, with n outstanding throughout.
- */
-static void wl_startstop(struct drv *d, const struct wl_spec *s, struct rng *r,
-                         struct wl_result *res)
+static void wl_open(struct drv *d, const struct wl_spec *s, size_t nodes, struct wl_ctx *c)
 {
-    uint64_t t0 = bench_now_ns();
-    wl_fill(d, s->n, r, s->lo, s->hi);
-    res->setup_ns = bench_now_ns() - t0;
-    res->facility_bytes = drv_facility_bytes(d);
-    if (s->check)
-        drv_check(d, "after setup");
-    uint64_t t1 = bench_now_ns();
-    for (uint64_t k = 0; k < s->ops; k++) {
-        size_t i = (size_t)rng_below(r, s->n);
-        drv_stop(d, i);
-        drv_start(d, i, rng_range(r, s->lo, s->hi));
-    }
-    uint64_t t2 = bench_now_ns();
-    if (s->check)
-        drv_check(d, "after the stop+start pairs");
-    res->ops = s->ops;
-    res->ns_per_op = wl_per(t2 - t1, s->ops);
+    memset(c, 0, sizeof *c);
+    c->rng.s = s->seed ^ 0x5bd1e9955bd1e995u;
+    if (drv_open(d, s, nodes, c))
+        bench_die("could not open the target");
+}
+
+/* Record what every window shares. */
+static void wl_note_memory(const struct wl_spec *s, struct wl_result *res, size_t bytes)
+{
+    for (int w = 0; w <= s->reps; w++)
+        res[w].facility_bytes = bytes;
 }
 
 /*
- * churn (the paper's Fig. 9 experiment): n timers set far in the future,
- * intervals in [lo, hi]; one more timer is then `ops` times stopped and
- * restarted at a random interval in [hi + 1, 2 hi], i.e. always farther out
- * than all the others, as the paper's test did with untimeout()/timeout().
- * Time never advances.  Figure: ns per stop+start of that timer.
+ * startstop: n timers pending with intervals in [lo, hi]; then, per window,
+ * `ops` times: pick a random timer, stop it, start it again with a fresh
+ * interval.  Figure: ns per stop+start pair, with n outstanding throughout.
  */
-static void wl_churn(struct drv *d, const struct wl_spec *s, struct rng *r,
-                     struct wl_result *res)
+static void wl_startstop(const struct wl_spec *s, struct rng *r, struct wl_result *res)
 {
-    uint64_t t0 = bench_now_ns();
-    wl_fill(d, s->n, r, s->lo, s->hi);
-    drv_start(d, s->n, rng_range(r, s->hi + 1, 2 * s->hi));
-    res->setup_ns = bench_now_ns() - t0;
-    res->facility_bytes = drv_facility_bytes(d);
+    struct drv d;
+    struct wl_ctx c;
+    wl_open(&d, s, s->n, &c);
+    wl_fill(&d, s->n, r, s->lo, s->hi);
+    wl_note_memory(s, res, drv_facility_bytes(&d));
     if (s->check)
-        drv_check(d, "after setup");
-    uint64_t t1 = bench_now_ns();
-    for (uint64_t k = 0; k < s->ops; k++) {
-        drv_stop(d, s->n);
-        drv_start(d, s->n, rng_range(r, s->hi + 1, 2 * s->hi));
+        drv_check(&d, "after setup");
+    for (int w = 0; w <= s->reps; w++) {
+        uint64_t t1 = bench_now_ns();
+        for (uint64_t k = 0; k < s->ops; k++) {
+            size_t i = (size_t)rng_below(r, s->n);
+            drv_stop(&d, i);
+            drv_start(&d, i, rng_range(r, s->lo, s->hi));
+        }
+        uint64_t t2 = bench_now_ns();
+        res[w].ops = s->ops;
+        res[w].ns_per_op = wl_per(t2 - t1, s->ops);
+        res[w].live = s->n;
     }
-    uint64_t t2 = bench_now_ns();
     if (s->check)
-        drv_check(d, "after churning");
-    res->ops = s->ops;
-    res->ns_per_op = wl_per(t2 - t1, s->ops);
+        drv_check(&d, "after the stop+start pairs");
+    drv_close(&d);
 }
+
+/*
+ * churn (the paper's Fig. 9 experiment, on the plain API): n timers set far
+ * in the future, intervals in [lo, hi]; one more timer is then, per window,
+ * `ops` times stopped and restarted at a random interval in [hi + 1, 2 hi],
+ * i.e. always farther out than all the others, as the paper's test did with
+ * untimeout()/timeout().  Time never advances.  Figure: ns per stop+start of
+ * that timer.
+ */
+static void wl_churn(const struct wl_spec *s, struct rng *r, struct wl_result *res)
+{
+    struct drv d;
+    struct wl_ctx c;
+    wl_open(&d, s, s->n + 1, &c);
+    wl_fill(&d, s->n, r, s->lo, s->hi);
+    drv_start(&d, s->n, rng_range(r, s->hi + 1, 2 * s->hi));
+    wl_note_memory(s, res, drv_facility_bytes(&d));
+    if (s->check)
+        drv_check(&d, "after setup");
+    for (int w = 0; w <= s->reps; w++) {
+        uint64_t t1 = bench_now_ns();
+        for (uint64_t k = 0; k < s->ops; k++) {
+            drv_stop(&d, s->n);
+            drv_start(&d, s->n, rng_range(r, s->hi + 1, 2 * s->hi));
+        }
+        uint64_t t2 = bench_now_ns();
+        res[w].ops = s->ops;
+        res[w].ns_per_op = wl_per(t2 - t1, s->ops);
+        res[w].live = s->n + 1;
+    }
+    if (s->check)
+        drv_check(&d, "after churning");
+    drv_close(&d);
+}
+
+/* The warm-up window of expire runs at most this many timers. */
+#define WL_EXPIRE_WARM_N 100000u
 
 /*
  * expire: start n timers with intervals in [lo, hi] (timed), then advance one
  * tick at a time until every one has fired (timed); the callback counts and
  * reads the node.  Figure: ns per timer for both phases together.  A target
  * that fires a timer only after its deadline (libev) needs one tick more.
+ * Each window is a fresh facility.
  */
-static void wl_expire(struct drv *d, const struct wl_spec *s, struct rng *r,
-                      struct wl_ctx *c, struct wl_result *res)
+static void wl_expire(const struct wl_spec *s, struct rng *r, struct wl_result *res)
 {
-    uint32_t *p = wl_perm(s->n, r);
-    uint64_t *iv = malloc((s->n ? s->n : 1) * sizeof *iv);
-    if (iv == NULL)
-        bench_die("out of memory for %zu intervals", s->n);
-    for (size_t i = 0; i < s->n; i++)
-        iv[i] = rng_range(r, s->lo, s->hi);
-    uint64_t t0 = bench_now_ns();
-    for (size_t i = 0; i < s->n; i++)
-        drv_start(d, p[i], iv[i]);
-    uint64_t t1 = bench_now_ns();
-    res->facility_bytes = drv_facility_bytes(d);
-    if (s->check)
-        drv_check(d, "after the starts");
-    uint64_t limit = s->hi + 2, now = 0;
-    uint64_t t2 = bench_now_ns();
-    while (c->fired < s->n) {
-        drv_advance(d, ++now);
-        if (now > limit)
-            bench_die("expire: %llu of %zu timers fired by tick %llu (longest interval %llu)",
-                      (unsigned long long)c->fired, s->n, (unsigned long long)now,
-                      (unsigned long long)s->hi);
+    for (int w = 0; w <= s->reps; w++) {
+        size_t n = w == 0 && s->n > WL_EXPIRE_WARM_N ? WL_EXPIRE_WARM_N : s->n;
+        struct drv d;
+        struct wl_ctx c;
+        wl_open(&d, s, n, &c);
+        uint32_t *p = wl_perm(n, r);
+        uint64_t *iv = malloc((n ? n : 1) * sizeof *iv);
+        if (iv == NULL)
+            bench_die("out of memory for %zu intervals", n);
+        for (size_t i = 0; i < n; i++)
+            iv[i] = rng_range(r, s->lo, s->hi);
+        uint64_t t0 = bench_now_ns();
+        for (size_t i = 0; i < n; i++)
+            drv_start(&d, p[i], iv[i]);
+        uint64_t t1 = bench_now_ns();
+        res[w].facility_bytes = drv_facility_bytes(&d);
+        if (s->check)
+            drv_check(&d, "after the starts");
+        uint64_t limit = s->hi + 2, now = 0;
+        uint64_t t2 = bench_now_ns();
+        while (c.fired < n) {
+            drv_advance(&d, ++now);
+            if (now > limit)
+                bench_die("expire: %llu of %zu timers fired by tick %llu (longest interval %llu)",
+                          (unsigned long long)c.fired, n, (unsigned long long)now,
+                          (unsigned long long)s->hi);
+        }
+        uint64_t t3 = bench_now_ns();
+        if (c.fired != n)
+            bench_die("expire: %llu callbacks for %zu timers", (unsigned long long)c.fired, n);
+        if (s->check)
+            drv_check(&d, "after expiry");
+        drv_close(&d);
+        free(iv);
+        free(p);
+        res[w].phase1_ns = t1 - t0;
+        res[w].phase2_ns = t3 - t2;
+        res[w].ops = n;
+        res[w].fired = c.fired;
+        res[w].advances = now;
+        res[w].ns_per_op = wl_per(res[w].phase1_ns + res[w].phase2_ns, n);
     }
-    uint64_t t3 = bench_now_ns();
-    if (c->fired != s->n)
-        bench_die("expire: %llu callbacks for %zu timers", (unsigned long long)c->fired, s->n);
-    if (s->check)
-        drv_check(d, "after expiry");
-    free(iv);
-    free(p);
-    res->phase1_ns = t1 - t0;
-    res->phase2_ns = t3 - t2;
-    res->ops = s->n;
-    res->ns_per_op = wl_per(res->phase1_ns + res->phase2_ns, s->n);
 }
 
 /*
@@ -177,138 +225,315 @@ static void wl_expire(struct drv *d, const struct wl_spec *s, struct rng *r,
  * Each timer is reset at rate 20/I per tick, so a lifetime of length d ends
  * in expiry with probability exp(-20 d / I); averaged over d uniform in
  * [1, I] that is 1/20: about 95% of timers are stopped before they expire.
- * The measured share is reported.  After I/8 steps of warm-up, the timed
- * phase runs enough steps for about `ops` restarts.
+ * The measured share is reported.  After I/16 steps of untimed warm-up
+ * (each timer reset about 1.25 times), each window runs enough steps for
+ * about `ops` restarts.
  * Figure: ns per operation, an operation being one restart or one expiry
  * (with its restart), each carrying its share of the per-tick advances.
  */
-static void wl_tcp(struct drv *d, const struct wl_spec *s, struct rng *r, struct wl_ctx *c,
-                   struct wl_result *res)
+static void wl_tcp(const struct wl_spec *s, struct rng *r, struct wl_result *res)
 {
+    struct drv d;
+    struct wl_ctx c;
     const double rate = 20.0 * (double)s->n / (double)s->hi;
     const uint64_t rate_fp = (uint64_t)(rate * 4294967296.0);
-    const double want = (double)s->ops;
-    const uint64_t warm = s->hi / 8 ? s->hi / 8 : 1;
-    const uint64_t steps = (uint64_t)(want / rate) + 1;
+    const uint64_t warm = s->hi / 16 ? s->hi / 16 : 1;
+    const uint64_t steps = (uint64_t)((double)s->ops / rate) + 1;
 
-    uint64_t t0 = bench_now_ns();
-    wl_fill(d, s->n, r, s->lo, s->hi);
-    res->setup_ns = bench_now_ns() - t0;
-    res->facility_bytes = drv_facility_bytes(d);
-    c->rearm = 1;
-    c->lo = s->lo;
-    c->hi = s->hi;
+    wl_open(&d, s, s->n, &c);
+    wl_fill(&d, s->n, r, s->lo, s->hi);
+    wl_note_memory(s, res, drv_facility_bytes(&d));
+    c.rearm = 1;
+    c.lo = s->lo;
+    c.hi = s->hi;
 
-    uint64_t now = 0, acc = 0, stops = 0, fired0 = 0, t1 = 0;
-    for (uint64_t step = 0; step < warm + steps; step++) {
-        if (step == warm) {
+    uint64_t now = 0, acc = 0;
+    for (int w = -1; w <= s->reps; w++) {
+        uint64_t todo = w < 0 ? warm : steps, stops = 0, fired0 = c.fired;
+        uint64_t t1 = bench_now_ns();
+        for (uint64_t step = 0; step < todo; step++) {
+            drv_advance(&d, ++now);
+            acc += rate_fp;
+            for (uint64_t k = acc >> 32; k; k--) {
+                size_t i = (size_t)rng_below(r, s->n);
+                drv_stop(&d, i);
+                drv_start(&d, i, rng_range(r, s->lo, s->hi));
+                stops++;
+            }
+            acc &= 0xffffffffu;
+        }
+        uint64_t t2 = bench_now_ns();
+        if (w < 0) {
             if (s->check)
-                drv_check(d, "after warm-up");
-            stops = 0;
-            fired0 = c->fired;
-            t1 = bench_now_ns();
+                drv_check(&d, "after warm-up");
+            continue;
         }
-        drv_advance(d, ++now);
-        acc += rate_fp;
-        for (uint64_t k = acc >> 32; k; k--) {
-            size_t i = (size_t)rng_below(r, s->n);
-            drv_stop(d, i);
-            drv_start(d, i, rng_range(r, s->lo, s->hi));
-            stops++;
-        }
-        acc &= 0xffffffffu;
+        res[w].stops = stops;
+        res[w].fired = c.fired - fired0;
+        res[w].ops = stops + res[w].fired;
+        res[w].advances = todo;
+        res[w].phase1_ns = t2 - t1;
+        res[w].ns_per_op = wl_per(t2 - t1, res[w].ops);
+        res[w].live = s->n;
     }
-    uint64_t t2 = bench_now_ns();
     if (s->check)
-        drv_check(d, "after the timed steps");
-    res->stops = stops;
-    res->fired = c->fired - fired0;
-    res->ops = stops + res->fired;
-    res->phase1_ns = t2 - t1;
-    res->ns_per_op = wl_per(t2 - t1, res->ops);
+        drv_check(&d, "after the timed steps");
+    drv_close(&d);
+}
+
+/* The long jumps of tick, part 2, and where its timers are: the jumps of
+ * all windows together stay below WL_JUMP_LO, and 2^44 ticks is as far as
+ * libuv's milliseconds can go on a nanosecond clock. */
+#define WL_JUMP (UINT64_C(1) << 36)
+#define WL_JUMP_LO (UINT64_C(1) << 43)
+#define WL_JUMP_HI ((UINT64_C(1) << 44) - 1)
+
+/* Jumps per window: as many as fit, at most 16 (one jump is too short to
+ * time alone: a clock read costs as much). */
+static uint64_t wl_jumps(int reps)
+{
+    uint64_t j = (WL_JUMP_LO / WL_JUMP) / (uint64_t)(reps + 1) / 2;
+    return j > 16 ? 16 : j ? j : 1;
 }
 
 /*
- * tick, part 1: n timers pending with intervals in [lo, hi], far beyond the
- * measured window; `ops` advances of one tick each, nothing due.
- * Figure: ns per advance.
+ * tick: n timers pending with intervals in [2^43, 2^44) (the spec's lo, hi),
+ * far beyond everything below.  Part 1: per window `ops` advances of one
+ * tick each, nothing due.  Figure: ns per advance.  Part 2 (the second
+ * figure, tick-jump), on the same timers: per window up to 16 advances of
+ * 2^36 ticks each (19 hours in microseconds, 2 years in milliseconds),
+ * over which nothing is due.  Figure: ns per jump.
  */
-static void wl_tick(struct drv *d, const struct wl_spec *s, struct rng *r, struct wl_ctx *c,
-                    struct wl_result *res)
+static void wl_tick(const struct wl_spec *s, struct rng *r, struct wl_result *res)
 {
-    uint64_t t0 = bench_now_ns();
-    wl_fill(d, s->n, r, s->lo, s->hi);
-    res->setup_ns = bench_now_ns() - t0;
-    res->facility_bytes = drv_facility_bytes(d);
+    struct drv d;
+    struct wl_ctx c;
+    wl_open(&d, s, s->n, &c);
+    wl_fill(&d, s->n, r, s->lo, s->hi);
+    wl_note_memory(s, res, drv_facility_bytes(&d));
     if (s->check)
-        drv_check(d, "after setup");
-    uint64_t t1 = bench_now_ns();
-    for (uint64_t now = 1; now <= s->ops; now++)
-        drv_advance(d, now);
-    uint64_t t2 = bench_now_ns();
-    if (c->fired)
-        bench_die("tick: %llu timers fired early", (unsigned long long)c->fired);
+        drv_check(&d, "after setup");
+    const uint64_t jumps = wl_jumps(s->reps);
+    if ((uint64_t)(s->reps + 1) * (s->ops + jumps * WL_JUMP) >= s->lo)
+        bench_die("tick: the windows would reach the timers");
+    uint64_t now = 0;
+    for (int w = 0; w <= s->reps; w++) {
+        uint64_t t1 = bench_now_ns();
+        for (uint64_t k = 0; k < s->ops; k++)
+            drv_advance(&d, ++now);
+        uint64_t t2 = bench_now_ns();
+        res[w].ops = s->ops;
+        res[w].advances = s->ops;
+        res[w].ns_per_op = wl_per(t2 - t1, s->ops);
+        res[w].live = s->n;
+    }
+    if (c.fired)
+        bench_die("tick: %llu timers fired early", (unsigned long long)c.fired);
     if (s->check)
-        drv_check(d, "after the advances");
-    res->ops = s->ops;
-    res->ns_per_op = wl_per(t2 - t1, s->ops);
+        drv_check(&d, "after the advances");
+    for (int w = 0; w <= s->reps; w++) {
+        uint64_t t1 = bench_now_ns();
+        for (uint64_t k = 0; k < jumps; k++) {
+            now += WL_JUMP;
+            drv_advance(&d, now);
+        }
+        uint64_t t2 = bench_now_ns();
+        res[w].ns2 = wl_per(t2 - t1, jumps);
+        res[w].ops2 = jumps;
+    }
+    if (c.fired)
+        bench_die("tick: %llu timers fired early in the jumps", (unsigned long long)c.fired);
+    if (s->check)
+        drv_check(&d, "after the jumps");
+    drv_close(&d);
 }
 
-/* The long jump of tick, part 2. */
-#define WL_JUMP (UINT64_C(1) << 40)
+/* The timers a ttl run may need: n pending plus the run's fluctuation. */
+static size_t wl_ttl_nodes(size_t n)
+{
+    return n + n / 4 + 1024;
+}
+
+/* A random idle node, taken out of the pool. */
+static inline size_t wl_take(struct wl_ctx *c, struct rng *r)
+{
+    if (__builtin_expect(c->npool == 0, 0))
+        bench_die("ttl: more timers pending than the node pool holds");
+    size_t j = (size_t)rng_below(r, c->npool);
+    size_t i = c->pool[j];
+    c->pool[j] = c->pool[--c->npool];
+    return i;
+}
 
 /*
- * tick, part 2: n timers with intervals in [2^41, 2^42], then one advance of
- * 2^40 ticks, over which nothing is due.  Figure: ns for the jump.
+ * ttl: timers with few or many distinct TTLs, started and expiring
+ * continuously (the load of a cache, a session table, a rate limiter).
+ * Exactly:
+ *
+ *   - the TTL set: D values spread evenly over [R, 2R), R = 10^6 ticks:
+ *     ttl_k = R + floor((2k + 1) R / 2D), k = 0..D-1 (D = 1: 1.5 R);
+ *     ttl-1, ttl-8, ttl-64 use D = 1, 8, 64; ttl-many D = 10^5;
+ *   - starts arrive at the constant rate n / mu per tick (mu the mean TTL),
+ *     carried in a 32.32 fixed-point accumulator, so that n timers are
+ *     pending in the steady state; each start takes a random idle node
+ *     from a pool (so start order is not memory order) and a TTL uniform
+ *     over the set;
+ *   - one step: advance the clock to the next tick at which a start is due
+ *     (one call to advance, even when that skips ticks in which nothing
+ *     starts: at n = 1e6 a start is due every 1.5 ticks, at n = 1e4 every
+ *     150), which fires every timer due by then, and make those starts.  A
+ *     timer that fires goes back to the pool; none is restarted;
+ *   - warm-up: steps for 2R ticks (the longest TTL), untimed, after which
+ *     the pending count is n and expiries match starts;
+ *   - each window: the steps that make `ops` starts, timed as a whole.
+ *     Figure: ns per timer, i.e. the window's time (starts, advances,
+ *     callbacks) divided by its starts, which in the steady state equal its
+ *     expiries;
+ *   - then the second figure, ns per stop: the pending timers are listed
+ *     in a random order (untimed); per window, rounds of K = min(2^15, n/4)
+ *     of them, taken in turn from that list, are stopped (timed), then
+ *     started again with fresh TTLs (untimed) so that n stay pending, until
+ *     the window holds at least 2^14 stops.
  */
-static void wl_jump(struct drv *d, const struct wl_spec *s, struct rng *r, struct wl_ctx *c,
-                    struct wl_result *res)
+static void wl_ttl(const struct wl_spec *s, struct rng *r, struct wl_result *res)
 {
-    wl_fill(d, s->n, r, 2 * WL_JUMP, 4 * WL_JUMP);
-    uint64_t t1 = bench_now_ns();
-    drv_advance(d, WL_JUMP);
-    uint64_t t2 = bench_now_ns();
-    if (c->fired)
-        bench_die("tick: %llu timers fired early in the jump", (unsigned long long)c->fired);
+    struct drv d;
+    struct wl_ctx c;
+    const uint64_t D = s->ttls ? s->ttls : 1;
+    uint64_t *ttl = malloc(D * sizeof *ttl);
+    if (ttl == NULL)
+        bench_die("out of memory for %llu TTLs", (unsigned long long)D);
+    double mean = 0;
+    for (uint64_t k = 0; k < D; k++) {
+        ttl[k] = TTL_R + (2 * k + 1) * TTL_R / (2 * D);
+        mean += (double)ttl[k] / (double)D;
+    }
+    const uint64_t rate_fp = (uint64_t)((double)s->n / mean * 4294967296.0) + 1;
+    const size_t nodes = wl_ttl_nodes(s->n);
+
+    wl_open(&d, s, nodes, &c);
+    c.pool = malloc(nodes * sizeof *c.pool);
+    if (c.pool == NULL)
+        bench_die("out of memory for a pool of %zu", nodes);
+    for (size_t i = 0; i < nodes; i++)
+        c.pool[i] = (uint32_t)i;
+    c.npool = nodes;
+
+    uint64_t now = 0, acc = 0;
+    for (int w = -1; w <= s->reps; w++) {
+        uint64_t started = 0, advances = 0, fired0 = c.fired;
+        uint64_t t1 = bench_now_ns();
+        while (w < 0 ? now < 2 * TTL_R : started < s->ops) {
+            /* ticks until the accumulator crosses the next whole start */
+            uint64_t k = ((UINT64_C(1) << 32) - acc + rate_fp - 1) / rate_fp;
+            now += k;
+            acc += k * rate_fp;
+            drv_advance(&d, now);
+            advances++;
+            for (uint64_t m = acc >> 32; m; m--) {
+                drv_start(&d, wl_take(&c, r), ttl[rng_below(r, D)]);
+                started++;
+            }
+            acc &= 0xffffffffu;
+        }
+        uint64_t t2 = bench_now_ns();
+        if (w < 0) {
+            wl_note_memory(s, res, drv_facility_bytes(&d));
+            if (s->check)
+                drv_check(&d, "after warm-up");
+            continue;
+        }
+        res[w].ops = started;
+        res[w].fired = c.fired - fired0;
+        res[w].advances = advances;
+        res[w].ns_per_op = wl_per(t2 - t1, started);
+        res[w].live = nodes - c.npool;
+    }
     if (s->check)
-        drv_check(d, "after the jump");
-    res->jump_ns = (double)(t2 - t1);
+        drv_check(&d, "after the start+expire windows");
+
+    /* Stops: the pending timers, in a random order, K per window. */
+    size_t live = nodes - c.npool;
+    unsigned char *idle = calloc(nodes, 1);
+    uint32_t *victims = malloc((live ? live : 1) * sizeof *victims);
+    if (idle == NULL || victims == NULL)
+        bench_die("out of memory for the stop phase");
+    for (size_t j = 0; j < c.npool; j++)
+        idle[c.pool[j]] = 1;
+    size_t nv = 0;
+    for (size_t i = 0; i < nodes; i++)
+        if (!idle[i])
+            victims[nv++] = (uint32_t)i;
+    for (size_t i = nv; i > 1; i--) {
+        size_t j = (size_t)rng_below(r, i);
+        uint32_t t = victims[i - 1];
+        victims[i - 1] = victims[j];
+        victims[j] = t;
+    }
+    size_t K = s->n / 4 < 32768 ? s->n / 4 : 32768;
+    if (K == 0)
+        K = 1;
+    if (K > nv)
+        K = nv;
+    size_t at = 0;
+    for (int w = 0; w <= s->reps && K > 0; w++) {
+        /* rounds of K stops, untimed restarts between them, until a window
+         * holds at least 2^14 stops */
+        uint64_t ns = 0, stops = 0;
+        while (stops < 16384) {
+            if (at + K > nv)
+                at = 0;
+            uint64_t t1 = bench_now_ns();
+            for (size_t j = at; j < at + K; j++)
+                drv_stop(&d, victims[j]);
+            uint64_t t2 = bench_now_ns();
+            for (size_t j = at; j < at + K; j++)
+                drv_start(&d, victims[j], ttl[rng_below(r, D)]);
+            at += K;
+            ns += t2 - t1;
+            stops += K;
+        }
+        res[w].ns2 = wl_per(ns, stops);
+        res[w].ops2 = stops;
+    }
+    if (s->check)
+        drv_check(&d, "after the stops");
+    drv_close(&d);
+    free(victims);
+    free(idle);
+    free(c.pool);
+    free(ttl);
 }
 
 int WL_RUN(const struct wl_spec *s, struct wl_result *res)
 {
-    struct drv d;
-    struct wl_ctx c = {0};
     struct rng r = {s->seed};
-    c.rng.s = s->seed ^ 0x5bd1e9955bd1e995u;
-    memset(res, 0, sizeof *res);
-    res->node_bytes = drv_node_bytes();
-    if (drv_open(&d, s, s->n + 1, &c))
-        return -1;
+    if (s->reps < 1 || s->reps >= WINDOWS_MAX)
+        bench_die("bad number of windows %d", s->reps);
+    memset(res, 0, (size_t)(s->reps + 1) * sizeof *res);
+    for (int w = 0; w <= s->reps; w++)
+        res[w].node_bytes = drv_node_bytes();
     switch (s->wl) {
     case WL_STARTSTOP:
-        wl_startstop(&d, s, &r, res);
+        wl_startstop(s, &r, res);
         break;
     case WL_CHURN:
-        wl_churn(&d, s, &r, res);
+        wl_churn(s, &r, res);
         break;
     case WL_EXPIRE:
-        wl_expire(&d, s, &r, &c, res);
+        wl_expire(s, &r, res);
         break;
     case WL_TCP:
-        wl_tcp(&d, s, &r, &c, res);
+        wl_tcp(s, &r, res);
         break;
     case WL_TICK:
-        wl_tick(&d, s, &r, &c, res);
-        drv_close(&d);
-        memset(&c, 0, sizeof c);
-        if (drv_open(&d, s, s->n, &c))
-            return -1;
-        wl_jump(&d, s, &r, &c, res);
+        wl_tick(s, &r, res);
         break;
-    case WL_COUNT:
+    case WL_TTL:
+        wl_ttl(s, &r, res);
+        break;
+    case WL_ID_COUNT:
         break;
     }
-    drv_close(&d);
     return 0;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build twheel in Release and run twbench (default: every workload, every
-# scheme, libev beside them, n = 1e3 .. 1e6).  Arguments go to twbench, e.g.
+# scheme, libev, libuv and libevent beside them, n = 1e3 .. 1e6).  Arguments go to twbench, e.g.
 #
 #   ./scripts/bench.sh --json twbench.json
 #   ./scripts/bench.sh --quick

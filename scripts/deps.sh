@@ -2,7 +2,8 @@
 # Install what building, testing and benchmarking twheel needs, with apt-get,
 # when it is missing; does nothing (and needs no network) when all is there.
 #
-#   scripts/deps.sh          compiler, make, cmake, pkg-config, libev-dev
+#   scripts/deps.sh          compiler, make, cmake, pkg-config, and the
+#                            benchmark's peers: libev-dev, libuv1-dev, libevent-dev
 #   scripts/deps.sh --ci     the same plus valgrind and python3
 set -euo pipefail
 
@@ -15,6 +16,8 @@ have_cmd cc || need+=(gcc)
 [ -e /usr/include/stdio.h ] || need+=(libc6-dev)
 have_cmd pkg-config || need+=(pkg-config)
 [ -e /usr/include/ev.h ] || need+=(libev-dev)
+[ -e /usr/include/uv.h ] || need+=(libuv1-dev)
+[ -e /usr/include/event2/event.h ] || need+=(libevent-dev)
 if [ "${1:-}" = "--ci" ]; then
   have_cmd valgrind || need+=(valgrind)
   have_cmd python3 || need+=(python3)

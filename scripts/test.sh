@@ -10,6 +10,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TW_BUILD_DIR:-$root/build}
 jobs=$(nproc 2>/dev/null || echo 2)
 
+"$root/scripts/deps.sh" # installs cmake, gcc, ... with apt-get when missing
+
 cmake -S "$root" -B "$build" -DTW_WERROR=ON "$@"
 cmake --build "$build" -j "$jobs"
 cd "$build"

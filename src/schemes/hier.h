@@ -22,7 +22,8 @@ struct hier_state {
 int tw_hier_validate(uint32_t slots, uint32_t levels);
 int tw_hier_setup(struct tw *tw, struct hier_state *h, uint32_t slots);
 void tw_hier_teardown(struct tw *tw, struct hier_state *h);
-void tw_hier_insert(struct tw *tw, struct hier_state *h, struct tw_timer *t);
+/* Returns the tick at which the timer's slot comes up (its own horizon). */
+tw_time_t tw_hier_insert(struct tw *tw, struct hier_state *h, struct tw_timer *t);
 void tw_hier_remove(struct tw *tw, struct hier_state *h, struct tw_timer *t);
 void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct tw_ready *out);
 int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out);

@@ -101,10 +101,12 @@ TW_INLINE tw_time_t place(struct hier_state *h, struct tw_timer *t, tw_time_t re
     return (e >> shift) << shift; /* when its slot comes up */
 }
 
-void tw_hier_insert(struct tw *tw, struct hier_state *h, struct tw_timer *t)
+tw_time_t tw_hier_insert(struct tw *tw, struct hier_state *h, struct tw_timer *t)
 {
-    tw_horizon_lower(tw, place(h, t, tw->now));
+    tw_time_t up = place(h, t, tw->now);
+    tw_horizon_lower(tw, up);
     tw_mincache_insert(&h->min, t->tw_expires);
+    return up;
 }
 
 void tw_hier_remove(struct tw *tw, struct hier_state *h, struct tw_timer *t)
@@ -260,7 +262,7 @@ static int hier_init(struct tw *tw, const struct tw_config *cfg)
 }
 
 static void hier_fini(struct tw *tw) { tw_hier_teardown(tw, HIER(tw)); }
-static void hier_insert(struct tw *tw, struct tw_timer *t) { tw_hier_insert(tw, HIER(tw), t); }
+static void hier_insert(struct tw *tw, struct tw_timer *t) { (void)tw_hier_insert(tw, HIER(tw), t); }
 static void hier_remove(struct tw *tw, struct tw_timer *t) { tw_hier_remove(tw, HIER(tw), t); }
 
 static void hier_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)

@@ -51,6 +51,8 @@ struct hybrid_state {
     struct hier_state wheel;
     uint32_t threshold;
     bool route_lawn;            /* reserve's decision, for insert */
+    tw_time_t wheel_horizon;    /* each part's own: collect only the parts */
+    tw_time_t lawn_horizon;     /* that can have work; tw->horizon is the min */
     struct hybrid_cand cand[HYB_CANDIDATES];
 };
 
@@ -71,6 +73,7 @@ static int hybrid_init(struct tw *tw, const struct tw_config *cfg)
 {
     struct hybrid_state *H = HYB(tw);
     H->threshold = cfg->ttl_threshold ? cfg->ttl_threshold : HYB_DEFAULT_K;
+    H->wheel_horizon = H->lawn_horizon = TW_TIME_MAX;
     int rc = tw_lawn_setup(tw, &H->lawn, false);
     if (rc)
         return rc;
@@ -126,8 +129,12 @@ static void hybrid_insert(struct tw *tw, struct tw_timer *t)
         struct lawn_q *q = tw_lawn_get(tw, &H->lawn, t->tw_expires - tw->now);
         t->tw_flags |= HYB_F_LAWN;
         tw_lawn_insert(tw, &H->lawn, q, t);
+        if (t->tw_expires < H->lawn_horizon)
+            H->lawn_horizon = t->tw_expires;
     } else {
-        tw_hier_insert(tw, &H->wheel, t);
+        tw_time_t up = tw_hier_insert(tw, &H->wheel, t);
+        if (up < H->wheel_horizon)
+            H->wheel_horizon = up;
     }
 }
 
@@ -145,12 +152,17 @@ static void hybrid_remove(struct tw *tw, struct tw_timer *t)
 static void hybrid_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
 {
     struct hybrid_state *H = HYB(tw);
-    /* Each part sets the horizon to its own; the facility's is the earlier. */
-    tw_hier_collect(tw, &H->wheel, now, out);
-    tw_time_t wheel = tw->horizon;
-    tw_lawn_collect(tw, &H->lawn, now, out);
-    if (wheel < tw->horizon)
-        tw->horizon = wheel;
+    /* Each part's collect sets tw->horizon to its own; a part whose horizon
+     * is ahead has nothing to do (the facility's fast path, per part). */
+    if (now >= H->wheel_horizon) {
+        tw_hier_collect(tw, &H->wheel, now, out);
+        H->wheel_horizon = tw->horizon;
+    }
+    if (now >= H->lawn_horizon) {
+        tw_lawn_collect(tw, &H->lawn, now, out);
+        H->lawn_horizon = tw->horizon;
+    }
+    tw->horizon = H->wheel_horizon < H->lawn_horizon ? H->wheel_horizon : H->lawn_horizon;
 }
 
 static int hybrid_next(struct tw *tw, tw_time_t *out)

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Run `twbench --quick` and check what it wrote: the JSON has every workload,
+# its numbers are finite and positive, and the checks that survive a noisy
+# machine hold (ratios and slopes within one run, never absolute times):
+#   - every workload of SPEC section 5 is there, with every target either
+#     measured or saying why not (skipped, n/a, missing with the install
+#     command);
+#   - the complexity slopes: ordered's start grows (slope > 0.6 over
+#     1e3..1e4), the wheels' and the heap's startstop and tick do not
+#     (slope < 0.6), and twbench flagged no contradiction on those;
+#   - fig9, when the callout layer's experiment is built: (a) grows, (b)
+#     and (c) stay flat, (c) is no dearer than (b) (within 10%);
+#   - the report folder has report.html and one well-formed SVG per figure.
+#
+#   .ci/bench-check.sh [path/to/twbench]     (default build-release/bench/twbench)
+set -euo pipefail
+twbench=${1:-build-release/bench/twbench}
+if [ ! -x "$twbench" ]; then
+  echo "bench-check: no twbench at $twbench (build it first)" >&2
+  exit 2
+fi
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+start=$(date +%s)
+"$twbench" --quick --json "$dir/twbench.json" --out "$dir/report" >"$dir/stdout" 2>"$dir/stderr" || {
+  echo "bench-check: twbench --quick failed:" >&2
+  tail -n 20 "$dir/stderr" >&2
+  exit 1
+}
+echo "bench-check: twbench --quick ran in $(($(date +%s) - start)) s"
+python3 - "$dir/twbench.json" "$dir/report" <<'PY'
+import json, math, os, sys
+import xml.etree.ElementTree as ET
+
+path, report = sys.argv[1], sys.argv[2]
+with open(path) as f:
+    j = json.load(f)
+fail = []
+def check(cond, msg):
+    if not cond:
+        fail.append(msg)
+
+check(j.get("tool") == "twbench", "tool is not twbench")
+m = j.get("machine", {})
+for k in ("cpu", "compiler", "flags", "date"):
+    check(isinstance(m.get(k), str) and m[k], "machine.%s missing" % k)
+
+want = ["startstop", "churn", "expire", "tcp", "tick", "tick-jump",
+        "ttl-1", "ttl-1-stop", "ttl-8", "ttl-8-stop", "ttl-64", "ttl-64-stop",
+        "ttl-many", "ttl-many-stop", "ttl-sweep", "ttl-sweep-stop"]
+have = [w["name"] for w in j["workloads"]]
+for w in want:
+    check(w in have, "workload %s missing" % w)
+
+targets = {t["name"]: t for t in j["targets"]}
+for t in ("heap", "hierarchical", "lawn", "lawn_scan", "hybrid"):
+    check(t in targets, "target %s missing" % t)
+for p in ("libev", "libuv", "libevent"):
+    check(p in targets, "peer %s has no column" % p)
+    if p in targets and targets[p]["status"] != "ok":
+        check("apt-get install" in targets[p]["status"] or "failed" in targets[p]["status"]
+              or "resolves" in targets[p]["status"],
+              "peer %s unusable without saying why: %s" % (p, targets[p]["status"]))
+
+def finite_pos(x):
+    return isinstance(x, (int, float)) and math.isfinite(x) and x > 0
+
+by = {}
+for r in j["results"]:
+    key = (r["workload"], r["target"], r["n"], r.get("ttls"))
+    by[key] = r
+    if r["status"] != "ok":
+        check(r.get("reason"), "%s: status %s without a reason" % (key, r["status"]))
+        continue
+    for k in ("median", "min", "max", "bytes_per_timer"):
+        check(finite_pos(r.get(k)), "%s: %s not finite and positive: %r" % (key, k, r.get(k)))
+    check(all(finite_pos(s) for s in r["samples"]), "%s: a sample is not finite and positive" % (key,))
+    check(r["min"] <= r["median"] <= r["max"], "%s: min <= median <= max fails" % (key,))
+
+# hierarchical (the reference) ran everywhere it applies
+for w in want:
+    rows = [r for r in j["results"] if r["workload"] == w and r["target"] == "hierarchical"]
+    check(rows and all(r["status"] == "ok" for r in rows), "hierarchical did not run on %s" % w)
+for w in want:
+    if w.startswith("ttl-sweep"):
+        continue  # the sweep measures twheel's TTL schemes only
+    for p in ("libev", "libuv", "libevent"):
+        if p in targets and targets[p]["status"] == "ok":
+            rows = [r for r in j["results"] if r["workload"] == w and r["target"] == p]
+            check(rows and all(r["status"] == "ok" for r in rows), "%s did not run on %s" % (p, w))
+
+slopes = {(s["workload"], s["target"]): s for s in j["slopes"]}
+def slope(w, t):
+    s = slopes.get((w, t))
+    return s["slope"] if s else None
+s = slope("startstop", "ordered")
+check(s is not None and s > 0.6, "ordered startstop slope %r, want > 0.6 (O(n) start)" % s)
+for t in ("wheel", "hashed", "hierarchical", "heap"):
+    for w in ("startstop", "tick"):
+        s = slope(w, t)
+        if s is not None:
+            check(s < 0.6, "%s %s slope %.2f, want < 0.6 (O(1) or O(log n))" % (t, w, s))
+            check(not slopes[(w, t)]["contradiction"], "%s %s flagged as a contradiction" % (t, w))
+
+f9 = j.get("fig9", {})
+if f9.get("status") == "ok":
+    ch = f9["checks"]
+    check(ch["a_linear"], "fig9: (a) the BSD list does not grow linearly: slope %r" % f9.get("a_bsd_list_slope"))
+    check(ch["b_c_flat"], "fig9: (b), (c) not flat: slopes %r %r" % (f9.get("b_scheme6_hash_slope"), f9.get("c_scheme6_handle_slope")))
+    check(f9["c_over_b"] < 1.10, "fig9: (c) handles dearer than (b) hash by %.2fx" % f9["c_over_b"])
+    for k in ("a_bsd_list", "b_scheme6_hash", "c_scheme6_handle"):
+        check(all(finite_pos(x) for x in f9[k]), "fig9 %s: a value is not finite and positive" % k)
+else:
+    print("bench-check: fig9 not checked: %s" % f9.get("status"))
+
+# the report folder
+check(os.path.isfile(os.path.join(report, "report.html")), "report.html missing")
+check(os.path.isfile(os.path.join(report, "twbench.json")), "report's twbench.json missing")
+for w in j["workloads"]:
+    svg = os.path.join(report, w["plot"])
+    if not os.path.isfile(svg):
+        fail.append("plot %s missing" % w["plot"])
+        continue
+    try:
+        root = ET.parse(svg).getroot()
+        check(root.tag.endswith("svg"), "%s is not an SVG" % w["plot"])
+    except ET.ParseError as e:
+        fail.append("%s is not well-formed: %s" % (w["plot"], e))
+check(not [f for f in os.listdir(report) if ".tmp-" in f], "temporary files left in the report folder")
+
+if fail:
+    print("bench-check: %d problem(s):" % len(fail))
+    for x in fail:
+        print("  - " + x)
+    sys.exit(1)
+print("bench-check: %d results, %d workloads, %d slopes checked: all good"
+      % (len(j["results"]), len(have), len(slopes)))
+PY

@@ -1,0 +1,620 @@
+/*
+ * advise.c -- `twbench advise`: which scheme for my workload?
+ *
+ * The user describes a workload: how many timers are pending (n), their
+ * intervals (a list of TTLs, or a uniform range), the fraction stopped
+ * before they expire, and the tick (the clock's granularity, which turns
+ * intervals into ticks).  advise builds a synthetic replica of it, measures
+ * the candidate schemes on it, recommends the fastest, and shows the
+ * paper's cost model (section VI, Scheme 6 against Scheme 7) with its two
+ * constants measured on this machine.
+ *
+ * The replica, exactly: timers start at the constant rate n / E[life] per
+ * tick (E[life] the mean time from start to stop or expiry), each with an
+ * interval drawn from the description; every pending timer is stopped with
+ * the same probability h per tick (a memoryless hazard), h chosen so that
+ * the fraction of timers stopped before expiry, 1 - E[exp(-h d)] over the
+ * interval distribution, is the one asked for; so n are pending in the
+ * steady state.  The clock advances to the next tick at which a start is
+ * due (a tickless loop; every timer due by then fires).  Warm-up: until the
+ * longest interval has passed twice and n timers were started; then three
+ * windows of max(2^15, n/8) starts each, timed as a whole; the median is
+ * shown.  Figures: ns per timer (its start, its stop or expiry, its share
+ * of the advances), ns per tick of the clock, and that as a share of one
+ * CPU at the given tick rate.
+ *
+ * The cost model (Varghese & Lauck, section VI): per unit time, Scheme 6
+ * spends n c6 / M on its per-tick bookkeeping, Scheme 7 spends n c7 m / T,
+ * where M is Scheme 6's table size, m the number of levels a timer
+ * migrates through, T the average timer interval (from start to stop or
+ * expiry).  c6 is the cost of one visit of a timer in a slot, c7 the cost
+ * of one migration.  Both are measured on a calibration replica (n as
+ * described, intervals uniform in [2^18, 2^19) ticks, none stopped):
+ *     c6 = (cost per timer with M = 1024 - with M = 4096) / (T/1024 - T/4096)
+ *     c7 = (cost per timer with 16 slots per level - with 256) / (4 - 2)
+ * (a 2^18-tick timer migrates through 4 levels of 16 slots, 2 of 256).
+ */
+#define _GNU_SOURCE
+
+#include "harness.h"
+
+#include <twheel.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TTLS_MAX 4096
+
+struct dist {
+    int uniform;           /* 1: [lo, hi]; 0: the list */
+    uint64_t lo, hi;
+    uint64_t ttl[TTLS_MAX];
+    int nttl;
+};
+
+static struct {
+    size_t n;
+    double tick_s;         /* seconds per tick */
+    double stopped;        /* fraction stopped before expiry */
+    struct dist dist;
+    int have_dist;
+    char text[512];        /* the description as given */
+} adv;
+
+static void adv_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: twbench advise [options]\n"
+            "  Measures the candidate schemes on a synthetic replica of a workload and\n"
+            "  recommends one, with the paper's Scheme 6 / Scheme 7 cost model.\n"
+            "  --timers N            timers pending at once (default 1e5)\n"
+            "  --ttls LIST           the intervals used, e.g. 30s,60s,300s (a bare number\n"
+            "                        is ticks; units ns us ms s m h)\n"
+            "  --intervals LO:HI     or: intervals uniform in [LO, HI], e.g. 1ms:2s\n"
+            "  --stopped F           fraction stopped before expiry, 0..1 (default 0)\n"
+            "  --tick T              the clock's tick, e.g. 1ms (default), or\n"
+            "  --tick-rate HZ        ticks per second\n"
+            "  --help                this text\n"
+            "example: twbench advise --timers 1e6 --ttls 30s,60s --stopped 0.9 --tick 1ms\n");
+}
+
+static void adv_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void adv_error(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "twbench advise: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(twbench advise --help lists the options)\n");
+    exit(2);
+}
+
+/* "30s" -> seconds (unit given) or ticks (bare number, *is_ticks = 1). */
+static double parse_time(const char *s, int *is_ticks)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !(v >= 0) || !isfinite(v))
+        adv_error("bad time '%s'", s);
+    *is_ticks = 0;
+    if (*end == '\0') {
+        *is_ticks = 1;
+        return v;
+    }
+    static const struct {
+        const char *u;
+        double f;
+    } units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"min", 60},
+                 {"h", 3600}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(end, units[i].u) == 0)
+            return v * units[i].f;
+    adv_error("bad unit in '%s' (ns, us, ms, s, m, h, or none for ticks)", s);
+}
+
+static uint64_t to_ticks(const char *s)
+{
+    int is_ticks;
+    double v = parse_time(s, &is_ticks);
+    double t = is_ticks ? v : v / adv.tick_s;
+    if (t < 1 || t > 1e15)
+        adv_error("interval '%s' is %.3g ticks: want 1 to 1e15", s, t);
+    return (uint64_t)llround(t);
+}
+
+static void parse_adv(int argc, char **argv)
+{
+    const char *ttls = NULL, *range = NULL;
+    adv.n = 100000;
+    adv.tick_s = 1e-3;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            adv_usage(stdout);
+            exit(0);
+        }
+        if (i + 1 >= argc)
+            adv_error("option %s needs a value (or is unknown)", a);
+        const char *v = argv[++i];
+        if (!strcmp(a, "--timers")) {
+            char *end;
+            double n = strtod(v, &end);
+            if (*end || !(n >= 1) || n > 1e8 || n != floor(n))
+                adv_error("bad --timers '%s': want 1 to 1e8", v);
+            adv.n = (size_t)n;
+        } else if (!strcmp(a, "--ttls"))
+            ttls = v;
+        else if (!strcmp(a, "--intervals"))
+            range = v;
+        else if (!strcmp(a, "--stopped")) {
+            char *end;
+            adv.stopped = strtod(v, &end);
+            if (*end || !(adv.stopped >= 0) || adv.stopped > 0.999)
+                adv_error("bad --stopped '%s': want a fraction from 0 to 0.999", v);
+        } else if (!strcmp(a, "--tick")) {
+            int is_ticks;
+            adv.tick_s = parse_time(v, &is_ticks);
+            if (is_ticks || !(adv.tick_s > 0))
+                adv_error("bad --tick '%s': want a time with its unit, e.g. 1ms", v);
+        } else if (!strcmp(a, "--tick-rate")) {
+            char *end;
+            double hz = strtod(v, &end);
+            if (*end || !(hz > 0) || hz > 1e9)
+                adv_error("bad --tick-rate '%s'", v);
+            adv.tick_s = 1 / hz;
+        } else
+            adv_error("unknown option '%s'", a);
+    }
+    if (ttls && range)
+        adv_error("give --ttls or --intervals, not both");
+    if (!ttls && !range)
+        ttls = "1s"; /* a plain default: one TTL */
+    if (ttls) {
+        char buf[4096];
+        snprintf(buf, sizeof buf, "%s", ttls);
+        char *save = NULL;
+        for (char *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+            if (adv.dist.nttl == TTLS_MAX)
+                adv_error("at most %d TTLs (use --intervals for a range)", TTLS_MAX);
+            adv.dist.ttl[adv.dist.nttl++] = to_ticks(p);
+        }
+        if (adv.dist.nttl == 0)
+            adv_error("empty --ttls");
+        snprintf(adv.text, sizeof adv.text, "TTLs {%s}", ttls);
+    } else {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", range);
+        char *colon = strchr(buf, ':');
+        if (colon == NULL)
+            adv_error("bad --intervals '%s': want LO:HI", range);
+        *colon = '\0';
+        adv.dist.uniform = 1;
+        adv.dist.lo = to_ticks(buf);
+        adv.dist.hi = to_ticks(colon + 1);
+        if (adv.dist.hi < adv.dist.lo)
+            adv_error("bad --intervals '%s': HI below LO", range);
+        snprintf(adv.text, sizeof adv.text, "intervals uniform in [%s]", range);
+    }
+}
+
+/* ------------------------------------------------------------ the replica */
+
+static inline uint64_t draw(const struct dist *d, struct rng *r)
+{
+    if (d->uniform)
+        return rng_range(r, d->lo, d->hi);
+    return d->ttl[rng_below(r, (uint64_t)d->nttl)];
+}
+
+static uint64_t dist_max(const struct dist *d)
+{
+    if (d->uniform)
+        return d->hi;
+    uint64_t m = 0;
+    for (int i = 0; i < d->nttl; i++)
+        m = d->ttl[i] > m ? d->ttl[i] : m;
+    return m;
+}
+
+static int dist_distinct(const struct dist *d)
+{
+    if (d->uniform)
+        return d->hi - d->lo + 1 > 1000000000u ? 1000000000 : (int)(d->hi - d->lo + 1);
+    int k = 0;
+    for (int i = 0; i < d->nttl; i++) {
+        int dup = 0;
+        for (int j = 0; j < i && !dup; j++)
+            dup = d->ttl[j] == d->ttl[i];
+        k += !dup;
+    }
+    return k;
+}
+
+/* E[f(d)] over the interval distribution (a 1001-point rule for a range). */
+static double expect(const struct dist *d, double (*f)(double d, double h), double h)
+{
+    double s = 0;
+    if (!d->uniform) {
+        for (int i = 0; i < d->nttl; i++)
+            s += f((double)d->ttl[i], h);
+        return s / d->nttl;
+    }
+    const int k = 1001;
+    for (int i = 0; i < k; i++)
+        s += f((double)d->lo + (double)(d->hi - d->lo) * i / (k - 1), h);
+    return s / k;
+}
+
+static double f_survive(double d, double h) { return exp(-h * d); }
+static double f_life(double d, double h) { return h > 0 ? -expm1(-h * d) / h : d; }
+
+/* The hazard h giving the asked share of stops: 1 - E[e^(-h d)] = p. */
+static double hazard_for(const struct dist *d, double p)
+{
+    if (p <= 0)
+        return 0;
+    double lo = 0, hi = 1;
+    while (1 - expect(d, f_survive, hi) < p && hi < 1e6)
+        hi *= 2;
+    for (int i = 0; i < 100; i++) {
+        double mid = (lo + hi) / 2;
+        if (1 - expect(d, f_survive, mid) < p)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (lo + hi) / 2;
+}
+
+struct cand {
+    const char *label;
+    enum tw_scheme scheme;
+    uint32_t slots;
+    uint32_t options;
+    const char *note;
+    double ns_timer, ns_tick, bytes;
+    int ran;
+    const char *skip;
+};
+
+struct anode {
+    struct tw_timer t;
+    struct rctx *ctx;
+};
+
+struct rctx {
+    struct anode *nodes;
+    uint32_t *pool, *live, *pos;
+    size_t npool, nlive;
+};
+
+static void live_remove(struct rctx *c, uint32_t i)
+{
+    uint32_t p = c->pos[i], last = c->live[--c->nlive];
+    c->live[p] = last;
+    c->pos[last] = p;
+    c->pool[c->npool++] = i;
+}
+
+static void a_fired(struct tw *tw, struct tw_timer *t)
+{
+    (void)tw;
+    struct anode *a = tw_container_of(t, struct anode, t);
+    struct rctx *c = a->ctx;
+    live_remove(c, (uint32_t)(a - c->nodes));
+}
+
+struct replica {
+    const struct dist *d;
+    size_t n;
+    double h;              /* stop hazard per timer per tick */
+    double life;           /* E[life] in ticks */
+};
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Run the replica on one configuration; 0, or -1 if it cannot be created. */
+static int run_replica(const struct replica *rp, struct cand *cd, uint64_t seed)
+{
+    struct tw_config cfg;
+    struct tw *tw;
+    tw_config_init(&cfg, cd->scheme);
+    if (cd->slots)
+        cfg.slots = cd->slots;
+    cfg.options = cd->options;
+    if (tw_create(&tw, &cfg) != 0)
+        return -1;
+    size_t nodes = rp->n + rp->n / 4 + 1024;
+    struct rctx c = {0};
+    c.nodes = calloc(nodes, sizeof *c.nodes);
+    c.pool = malloc(nodes * sizeof *c.pool);
+    c.live = malloc(nodes * sizeof *c.live);
+    c.pos = malloc(nodes * sizeof *c.pos);
+    if (!c.nodes || !c.pool || !c.live || !c.pos)
+        bench_die("out of memory for %zu timers", nodes);
+    for (size_t i = 0; i < nodes; i++) {
+        tw_timer_init(&c.nodes[i].t, a_fired);
+        c.nodes[i].ctx = &c;
+        c.pool[i] = (uint32_t)(nodes - 1 - i);
+    }
+    c.npool = nodes;
+    struct rng r = {seed};
+    const double lambda = (double)rp->n / rp->life; /* starts per tick */
+    const uint64_t start_fp = (uint64_t)(lambda * 4294967296.0) + 1;
+    const uint64_t horizon = 2 * dist_max(rp->d);
+    const uint64_t window = rp->n / 8 > 32768 ? rp->n / 8 : 32768;
+    uint64_t now = 0, acc = 0, sacc = 0;
+    double ns[4], tick_ns[4];
+    size_t bytes = 0;
+    for (int w = -1; w < 4; w++) {
+        uint64_t started = 0, t0 = bench_now_ns(), now0 = now;
+        while (w < 0 ? (now < horizon || started < rp->n) : started < window) {
+            uint64_t k = ((UINT64_C(1) << 32) - acc + start_fp - 1) / start_fp;
+            now += k;
+            acc += k * start_fp;
+            int64_t rc = tw_advance(tw, now);
+            if (rc < 0)
+                bench_die("advise: tw_advance: %s", tw_strerror((int)rc));
+            /* stops: h per pending timer per tick, over the k ticks */
+            sacc += (uint64_t)(rp->h * (double)c.nlive * (double)k * 4294967296.0);
+            for (uint64_t m = sacc >> 32; m && c.nlive; m--) {
+                uint32_t i = c.live[rng_below(&r, c.nlive)];
+                if (tw_stop(tw, &c.nodes[i].t) != 1)
+                    bench_die("advise: tw_stop of a pending timer failed");
+                live_remove(&c, i);
+            }
+            sacc &= 0xffffffffu;
+            for (uint64_t m = acc >> 32; m; m--) {
+                if (c.npool == 0)
+                    bench_die("advise: more timers pending than planned");
+                size_t j = (size_t)rng_below(&r, c.npool);
+                uint32_t i = c.pool[j];
+                c.pool[j] = c.pool[--c.npool];
+                int rc2 = tw_start(tw, &c.nodes[i].t, draw(rp->d, &r));
+                if (rc2)
+                    bench_die("advise: tw_start: %s", tw_strerror(rc2));
+                c.pos[i] = (uint32_t)c.nlive;
+                c.live[c.nlive++] = i;
+                started++;
+            }
+            acc &= 0xffffffffu;
+        }
+        uint64_t t1 = bench_now_ns();
+        if (w < 0) {
+            bytes = tw_memory(tw);
+            continue;
+        }
+        ns[w] = (double)(t1 - t0) / (double)started;
+        tick_ns[w] = (double)(t1 - t0) / (double)(now - now0);
+    }
+    qsort(ns, 4, sizeof ns[0], cmp_d);
+    qsort(tick_ns, 4, sizeof tick_ns[0], cmp_d);
+    cd->ns_timer = (ns[1] + ns[2]) / 2;
+    cd->ns_tick = (tick_ns[1] + tick_ns[2]) / 2;
+    cd->bytes = (double)sizeof(struct tw_timer) + (double)bytes / (double)rp->n;
+    cd->ran = 1;
+    tw_destroy(tw);
+    free(c.nodes);
+    free(c.pool);
+    free(c.live);
+    free(c.pos);
+    return 0;
+}
+
+/* Levels a timer of t ticks migrates through with s slots per level. */
+static int levels_for(double t, unsigned s)
+{
+    int m = 0;
+    for (double span = s; span <= t && m < 64; span *= s)
+        m++;
+    return m;
+}
+
+static const char *fmt_time(double ticks, char *buf, size_t len)
+{
+    double s = ticks * adv.tick_s;
+    if (s >= 3600)
+        snprintf(buf, len, "%.3g h", s / 3600);
+    else if (s >= 60)
+        snprintf(buf, len, "%.3g min", s / 60);
+    else if (s >= 1)
+        snprintf(buf, len, "%.3g s", s);
+    else if (s >= 1e-3)
+        snprintf(buf, len, "%.3g ms", s * 1e3);
+    else
+        snprintf(buf, len, "%.3g us", s * 1e6);
+    return buf;
+}
+
+int advise_main(int argc, char **argv)
+{
+    parse_adv(argc, argv);
+    vclock_init();
+    char nb[32], tb[32], tb2[32];
+    struct replica rp = {&adv.dist, adv.n, 0, 0};
+    rp.h = hazard_for(&adv.dist, adv.stopped);
+    rp.life = expect(&adv.dist, f_life, rp.h);
+    uint64_t dmax = dist_max(&adv.dist);
+    int distinct = dist_distinct(&adv.dist);
+    double rate = 1 / adv.tick_s;
+
+    printf("twbench advise: %s timers pending, %s (%d distinct, longest %llu ticks), %.0f%% "
+           "stopped before expiry, tick %s (%.6g Hz)\n",
+           fmt_n(adv.n, nb, sizeof nb), adv.text, distinct, (unsigned long long)dmax,
+           adv.stopped * 100, fmt_time(1, tb, sizeof tb), rate);
+    printf("replica: starts at %.4g per tick (n / mean life of %.0f ticks = %s), each pending "
+           "timer stopped with probability %.3g per tick\n\n",
+           (double)adv.n / rp.life, rp.life, fmt_time(rp.life, tb2, sizeof tb2), rp.h);
+    fflush(stdout);
+
+    /* The candidates. */
+    struct cand cands[12];
+    int nc = 0;
+    cands[nc++] = (struct cand){"heap", TW_HEAP, 0, 0, "Scheme 3, 4-ary heap", 0, 0, 0, 0, NULL};
+    uint32_t mbig = 4096;
+    while (mbig < adv.n && mbig < (1u << 20))
+        mbig <<= 1;
+    cands[nc++] = (struct cand){"hashed", TW_HASHED, 4096, 0, "Scheme 6, M = 4096", 0, 0, 0, 0,
+                                NULL};
+    static char hashed_big[40];
+    if (mbig > 4096) {
+        snprintf(hashed_big, sizeof hashed_big, "hashed M=%u", mbig);
+        cands[nc++] = (struct cand){hashed_big, TW_HASHED, mbig, 0, "Scheme 6, M ~ n", 0, 0, 0,
+                                    0, NULL};
+    }
+    cands[nc++] = (struct cand){"hierarchical", TW_HIERARCHICAL, 0, 0, "Scheme 7, 64 slots x "
+                                                                       "11 levels",
+                                0, 0, 0, 0, NULL};
+    cands[nc++] = (struct cand){"hierarchical_coarse", TW_HIERARCHICAL_COARSE, 0, 0,
+                                "Scheme 7 without migration: fires up to 8/62 of the interval "
+                                "late",
+                                0, 0, 0, 0, NULL};
+    cands[nc++] = (struct cand){"lawn", TW_LAWN, 0, 0, "a FIFO queue per TTL", 0, 0, 0, 0, NULL};
+    cands[nc++] = (struct cand){"hybrid", TW_HYBRID, 0, 0, "Lawn queues + Scheme 7", 0, 0, 0, 0,
+                                NULL};
+    if (dmax <= (1u << 20)) {
+        uint32_t s = 256;
+        while (s < dmax)
+            s <<= 1;
+        static char wheel_l[40];
+        snprintf(wheel_l, sizeof wheel_l, "wheel M=%u", s);
+        cands[nc++] = (struct cand){wheel_l, TW_WHEEL, s, 0, "Scheme 4, MaxInterval slots", 0, 0,
+                                    0, 0, NULL};
+    }
+    /* What would take too long: Scheme 6 visits each timer T/M times. */
+    for (int i = 0; i < nc; i++) {
+        struct cand *cd = &cands[i];
+        if (!tw_scheme_available(cd->scheme))
+            cd->skip = "not in this build";
+        else if (cd->scheme == TW_HASHED && rp.life / cd->slots > 20000)
+            cd->skip = "skipped: visits each timer T/M > 20000 times";
+        else if (cd->scheme == TW_LAWN && distinct > 200000 && adv.n > 200000)
+            cd->skip = "skipped: Lawn's weak case (a queue per timer), slower than hybrid";
+    }
+    printf("%-22s %12s %12s %14s %12s  %s\n", "candidate", "ns/timer", "ns/tick", "CPU at tick",
+           "bytes/timer", "");
+    int best = -1;
+    for (int i = 0; i < nc; i++) {
+        struct cand *cd = &cands[i];
+        if (cd->skip) {
+            printf("%-22s %12s  %s\n", cd->label, "-", cd->skip);
+            continue;
+        }
+        fprintf(stderr, "twbench advise: measuring %s ...\n", cd->label);
+        if (run_replica(&rp, cd, 0x616476697365ull) != 0) {
+            printf("%-22s %12s  (cannot be created with this configuration)\n", cd->label, "-");
+            continue;
+        }
+        double cpu = cd->ns_tick * rate / 1e9 * 100;
+        printf("%-22s %12.1f %12.1f %13.3g%% %12.1f  %s\n", cd->label, cd->ns_timer, cd->ns_tick,
+               cpu, cd->bytes, cd->note);
+        fflush(stdout);
+        if (cd->scheme != TW_HIERARCHICAL_COARSE &&
+            (best < 0 || cd->ns_timer < cands[best].ns_timer))
+            best = i;
+    }
+
+    /* The paper's model, its constants measured here. */
+    fprintf(stderr, "twbench advise: measuring c6 and c7 ...\n");
+    struct dist cal = {1, 1u << 18, (1u << 19) - 1, {0}, 0};
+    size_t ncal = adv.n < 100000 ? adv.n : 100000;
+    if (ncal < 10000)
+        ncal = 10000;
+    struct replica rc = {&cal, ncal, 0, 0};
+    rc.life = expect(&cal, f_life, 0);
+    struct cand h256 = {"", TW_HASHED, 1024, 0, "", 0, 0, 0, 0, NULL};
+    struct cand h4096 = {"", TW_HASHED, 4096, 0, "", 0, 0, 0, 0, NULL};
+    struct cand s16 = {"", TW_HIERARCHICAL, 16, 0, "", 0, 0, 0, 0, NULL};
+    struct cand s256 = {"", TW_HIERARCHICAL, 256, 0, "", 0, 0, 0, 0, NULL};
+    run_replica(&rc, &h256, 1);
+    run_replica(&rc, &h4096, 1);
+    run_replica(&rc, &s16, 1);
+    run_replica(&rc, &s256, 1);
+    double T = rc.life;
+    double c6 = (h256.ns_timer - h4096.ns_timer) / (T / 1024 - T / 4096);
+    int m16 = levels_for(T, 16), m256 = levels_for(T, 256);
+    double c7 = (s16.ns_timer - s256.ns_timer) / (double)(m16 - m256);
+    if (c6 < 0.1)
+        c6 = 0.1; /* noise floor */
+    if (c7 < 0.1)
+        c7 = 0.1;
+
+    double Tu = rp.life; /* the user's average interval, start to stop or expiry */
+    int m = levels_for(Tu, 64);
+    double n = (double)adv.n;
+    double cost6 = n * c6 / 4096, cost7 = n * c7 * m / Tu;
+    printf("\ncost model (Varghese & Lauck, section VI): per-tick bookkeeping, per unit time\n"
+           "  Scheme 6: n c6 / M      Scheme 7: n c7 m / T\n"
+           "  measured here (calibration: %s timers, intervals in [2^18, 2^19) ticks, none "
+           "stopped):\n"
+           "    c6 = %.2f ns per visit of a timer in a slot  (hashed: %.1f ns/timer with M = 1024, "
+           "%.1f with M = 4096)\n"
+           "    c7 = %.2f ns per migration  (hierarchical: %.1f ns/timer with 16 slots per level, "
+           "%d migrations; %.1f with 256, %d)\n",
+           fmt_n(ncal, nb, sizeof nb), c6, h256.ns_timer, h4096.ns_timer, c7, s16.ns_timer, m16,
+           s256.ns_timer, m256);
+    printf("  for this workload: n = %s, T = %.0f ticks (mean life), M = 4096, m = %d (64 slots "
+           "per level)\n"
+           "    Scheme 6: %.0f x %.2f / 4096        = %.1f ns per tick\n"
+           "    Scheme 7: %.0f x %.2f x %d / %.0f = %.1f ns per tick\n"
+           "    the model prefers Scheme %d",
+           fmt_n(adv.n, nb, sizeof nb), Tu, m, n, c6, cost6, n, c7, m, Tu, cost7,
+           cost6 <= cost7 ? 6 : 7);
+    const struct cand *h6 = NULL, *h7 = NULL;
+    for (int i = 0; i < nc; i++) {
+        if (!cands[i].ran)
+            continue;
+        if (!strcmp(cands[i].label, "hashed"))
+            h6 = &cands[i];
+        if (!strcmp(cands[i].label, "hierarchical"))
+            h7 = &cands[i];
+    }
+    if (h6 && h7) {
+        double lo = h6->ns_tick < h7->ns_tick ? h6->ns_tick : h7->ns_tick;
+        double hi = h6->ns_tick < h7->ns_tick ? h7->ns_tick : h6->ns_tick;
+        const char *verdict = hi < lo * 1.1 ? "within 10% of each other: too close to call"
+                              : (h6->ns_tick <= h7->ns_tick) == (cost6 <= cost7)
+                                  ? "agrees"
+                                  : "disagrees (the model counts bookkeeping only, not starts, "
+                                    "stops and cache misses)";
+        printf("; measured on the replica: Scheme 6 %.1f, Scheme 7 %.1f ns per tick: %s\n",
+               h6->ns_tick, h7->ns_tick, verdict);
+    }
+    else
+        printf("\n");
+    if (best >= 0) {
+        const struct cand *b = &cands[best];
+        printf("\nrecommendation: %s (%s): %.1f ns per timer, %.3g%% of one CPU at %.6g Hz",
+               b->label, b->note, b->ns_timer, b->ns_tick * rate / 1e9 * 100, rate);
+        for (int i = 0; i < nc; i++)
+            if (i != best && cands[i].ran && cands[i].scheme != TW_HIERARCHICAL_COARSE &&
+                cands[i].ns_timer < b->ns_timer * 1.1)
+                printf("; %s within 10%%", cands[i].label);
+        printf("\n");
+        for (int i = 0; i < nc; i++)
+            if (cands[i].ran && cands[i].scheme == TW_HIERARCHICAL_COARSE &&
+                cands[i].ns_timer < b->ns_timer)
+                printf("  (hierarchical_coarse is faster still, %.1f ns, if timers may fire up to "
+                       "~13%% of their interval late)\n",
+                       cands[i].ns_timer);
+        printf("  create it with tw_config_init(&cfg, TW_%s)%s\n",
+               b->scheme == TW_HEAP               ? "HEAP"
+               : b->scheme == TW_HASHED           ? "HASHED"
+               : b->scheme == TW_HIERARCHICAL     ? "HIERARCHICAL"
+               : b->scheme == TW_LAWN             ? "LAWN"
+               : b->scheme == TW_HYBRID           ? "HYBRID"
+               : b->scheme == TW_WHEEL            ? "WHEEL"
+                                                  : "?",
+               b->slots && b->slots != 4096 ? " and cfg.slots as its label says" : "");
+    }
+    return 0;
+}

@@ -1,0 +1,137 @@
+/*
+ * harness.h -- what twbench.c (runs and tables), report.c (JSON, SVG,
+ * report.html) and advise.c (twbench advise) share: targets, series of
+ * cells, the machine's description.
+ */
+#ifndef TWBENCH_HARNESS_H
+#define TWBENCH_HARNESS_H
+
+#include "bench.h"
+
+#include <stdio.h>
+
+#define TARGETS_MAX 16
+#define X_MAX 16
+#define SERIES_MAX 28
+
+enum peer_id { PEER_NONE, PEER_LIBEV, PEER_LIBUV, PEER_LIBEVENT };
+
+struct target {
+    const char *name;
+    int scheme;            /* enum tw_scheme, or -1 for a peer */
+    uint32_t options;      /* tw_config.options */
+    enum peer_id peer;
+    wl_run_fn *run;
+    uint64_t max_interval;
+    const char *missing;   /* non-NULL: why this target cannot run */
+    struct peer_info info; /* peers */
+    const char *tick;      /* peers: what one tick is */
+    int late;              /* fires one tick after the deadline (libev) */
+};
+
+enum cell_state { CELL_NONE, CELL_OK, CELL_SKIP, CELL_NA, CELL_MISSING };
+
+struct cell {
+    enum cell_state state;
+    const char *why;
+    int reps;
+    double ns[WINDOWS_MAX];
+    double med, min, max;
+    double bytes_per_timer;
+    uint64_t lo, hi;       /* intervals used */
+    double seconds;        /* wall time the whole run took */
+    struct wl_result last; /* the last window */
+};
+
+/* A slope of log(ns/op) against log(n), and what the paper claims. */
+enum claim { CLAIM_NONE, CLAIM_FLAT, CLAIM_LOG, CLAIM_LINEAR };
+
+struct slope {
+    int points;            /* 0: not fitted */
+    double s;              /* fitted slope */
+    double ratio;          /* ns/op at the largest n over the smallest */
+    enum claim claim;
+    const char *why;       /* the claim's source or reason */
+    int flag;              /* 1: the slope contradicts the claim */
+};
+
+struct series {
+    char name[40];         /* "startstop", "tick-jump", "ttl-8-stop" */
+    const char *figure;    /* what a cell is */
+    const char *unit;      /* "ns per op" */
+    int by_ttls;           /* x is the number of distinct TTLs, n fixed */
+    int nx;
+    double x[X_MAX];
+    size_t n[X_MAX];
+    uint32_t d[X_MAX];
+    struct cell cell[X_MAX][TARGETS_MAX];
+    struct slope slope[TARGETS_MAX];
+};
+
+/* The Fig. 9 reproduction, filled when bench/fig9.h exists. */
+#define FIG9_MAX 16
+struct fig9_result {
+    int have;              /* 0: not built, or not selected */
+    const char *why;       /* when !have */
+    int npts;
+    size_t n[FIG9_MAX];
+    double ns[3][FIG9_MAX];    /* (a) BSD list, (b) hash interface, (c) handles */
+    double slope[3];
+    int linear_ok, flat_ok, order_ok; /* the three checks */
+    double order_ratio;    /* median over n of (c)/(b) */
+};
+
+/* The crossover of lawn against hierarchical in the ttl sweep. */
+struct crossover {
+    int have;
+    size_t n;
+    char text[4][400];     /* findings, one per line */
+    int ntext;
+    double d_cross;        /* 0: none found in the sweep */
+};
+
+struct machine {
+    char cpu[128];
+    int cpus;
+    char compiler[128];
+    char flags[256];
+    char date[40];
+    char kernel[128];
+    double load_start[3], load_end[3];
+    double clock_read_ns, poll_ns;
+};
+
+extern struct target targets[TARGETS_MAX];
+extern int ntargets;
+extern struct series series[SERIES_MAX];
+extern int nseries;
+extern struct fig9_result fig9;
+extern struct crossover cross;
+extern struct machine machine;
+
+struct run_opts {
+    int reps;              /* 0: auto */
+    uint64_t seed;
+    int quick;
+    int real_poll;
+    int check;
+    double seconds;        /* the run's wall time */
+    char cmdline[512];     /* how twbench was called */
+};
+extern struct run_opts ropt;
+
+/* report.c */
+void json_write(FILE *f);
+/* Write report.html, one SVG per series and fig9.svg, and twbench.json
+ * into dir, each under a temporary name first, then renamed; on any error
+ * removes what it wrote and returns -1 with a message in err. */
+int report_write(const char *dir, char *err, size_t errlen);
+/* Can dir be written (created if missing)?  0, or -1 with a message. */
+int report_probe(const char *dir, char *err, size_t errlen);
+const char *fmt_n(size_t n, char *buf, size_t len);
+const char *claim_name(enum claim c);
+
+/* advise.c */
+int advise_main(int argc, char **argv);
+
+#endif /* TWBENCH_HARNESS_H */
