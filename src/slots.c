@@ -61,7 +61,7 @@ int tw_slots_check_bits(const struct tw_slots *s, struct tw_checker *c, const ch
                            (int)tw_bm_test(s->bm, i),
                            tw_slots_empty(s, i) ? "an empty" : "a full");
         for (unsigned j = 0; s->lshift && j < (1u << s->lshift); j++)
-            if (tw_list_empty(&s->head[(i << s->lshift) + j]) == ((s->lanes[i] >> j) & 1u))
+            if (tw_list_empty(&s->head[(i << s->lshift) + j]) == (((unsigned)s->lanes[i] >> j) & 1u))
                 return tw_fail(c, "%s: slot %u lane %u bit disagrees with its list", who, i, j);
     }
     return 0;
