@@ -40,45 +40,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------- the harness's globals */
-
-struct ctx *test_ctx;
-unsigned long test_failures;
-unsigned long test_failures_at_case_start;
-unsigned long test_diff_steps = 2500;
-unsigned test_diff_seeds = 2;
-int test_verbose;
-
-const char *test_rc_name(long long rc)
-{
-    if (rc < 0 && rc >= -1000)
-        return tw_err_name((int)rc);
-    return rc == 0 ? "TW_OK" : "";
-}
-
-void test_fail(const char *file, int line, const char *fmt, ...)
-{
-    va_list ap;
-    test_failures++;
-    fprintf(stderr, "FAIL %s:%d: ", file, line);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    if (test_ctx)
-        fprintf(stderr, "    context: case %s, scheme %s, start clock %" PRIu64 "\n",
-                test_ctx->case_name, test_ctx->scheme_name, test_ctx->start);
-}
-
-void test_note(const char *fmt, ...)
-{
-    va_list ap;
-    printf("note: ");
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    putchar('\n');
-}
 
 /* -------------------------------------------------------------- helpers */
 
