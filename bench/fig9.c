@@ -173,6 +173,29 @@ static int kernel_open(struct fig9_kernel *k, enum fig9_variant v, size_t n,
     return 0;
 }
 
+/* After the windows: all n + 1 callouts still pending, every structure
+ * sound. */
+static int kernel_sound(struct fig9_kernel *k, size_t n)
+{
+    return tw_count(k->tw) == n + 1 && tw_check(k->tw, NULL, 0) == 0 &&
+           tw_callouts_check(k->co, NULL, 0) == 0;
+}
+
+static double median_sorted(const double *v, unsigned m)
+{
+    return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+}
+
+/* Sorts w[0..m) and fills *st from it. */
+static void stat_of(struct fig9_stat *st, double *w, unsigned m, uint64_t ops)
+{
+    qsort(w, m, sizeof *w, cmp_double);
+    st->ops = ops;
+    st->min_ns = w[0];
+    st->max_ns = w[m - 1];
+    st->median_ns = median_sorted(w, m);
+}
+
 /* One window of `ops` cancel + re-set pairs; ns per pair, or < 0 if a
  * cancel found nothing. */
 static double kernel_window(struct fig9_kernel *k, uint64_t ops, uint64_t stream)
@@ -207,13 +230,14 @@ int fig9_measure(size_t n, unsigned reps, uint64_t seed, struct fig9_measurement
         return TW_EINVAL;
     uint64_t *ticks = malloc(n * sizeof *ticks);
     size_t *perm = malloc(n * sizeof *perm);
-    double *w = malloc(reps * sizeof *w);
+    double *w = malloc(3 * (size_t)reps * sizeof *w);
     if (ticks == NULL || perm == NULL || w == NULL) {
         free(ticks);
         free(perm);
         free(w);
         return TW_ENOMEM;
     }
+    double *wc = w + reps, *pr = w + 2 * (size_t)reps;
     uint64_t s = fig9_mix(seed);
     for (size_t i = 0; i < n; i++)
         ticks[i] = FIG9_FAR_LO + fig9_next(&s) % (FIG9_FAR_HI - FIG9_FAR_LO + 1);
@@ -232,37 +256,77 @@ int fig9_measure(size_t n, unsigned reps, uint64_t seed, struct fig9_measurement
     r.n = n;
     r.reps = reps;
     int rc = 0;
-    for (int v = 0; rc == 0 && v < FIG9_VARIANTS; v++) {
-        uint64_t ops = FIG9_WHEEL_OPS;
-        if (v == FIG9_BSD_LIST) {
-            ops = FIG9_LIST_WORK / n;
-            if (ops < FIG9_LIST_MIN_OPS)
-                ops = FIG9_LIST_MIN_OPS;
-        }
-        struct fig9_kernel k;
-        rc = kernel_open(&k, (enum fig9_variant)v, n, ticks, perm, seed);
-        if (rc)
-            break;
+
+    /* (a) alone: its windows are long and it needs nothing to pair with. */
+    uint64_t list_ops = FIG9_LIST_WORK / n;
+    if (list_ops < FIG9_LIST_MIN_OPS)
+        list_ops = FIG9_LIST_MIN_OPS;
+    struct fig9_kernel k;
+    rc = kernel_open(&k, FIG9_BSD_LIST, n, ticks, perm, seed);
+    if (rc == 0) {
         /* window j re-sets with the same ticks in every kernel */
-        if (kernel_window(&k, ops, seed + 0x1000) < 0)
+        if (kernel_window(&k, list_ops, seed + 0x1000) < 0)
             rc = TW_ECORRUPT; /* warm-up */
         for (unsigned j = 0; rc == 0 && j < reps; j++) {
-            w[j] = kernel_window(&k, ops, seed + 0x1001 + j);
+            w[j] = kernel_window(&k, list_ops, seed + 0x1001 + j);
             if (w[j] < 0)
                 rc = TW_ECORRUPT;
         }
-        if (rc == 0 && (tw_count(k.tw) != n + 1 || tw_check(k.tw, NULL, 0) != 0 ||
-                        tw_callouts_check(k.co, NULL, 0) != 0))
+        if (rc == 0 && !kernel_sound(&k, n))
             rc = TW_ECORRUPT;
         kernel_close(&k);
-        if (rc)
+        if (rc == 0)
+            stat_of(&r.v[FIG9_BSD_LIST], w, reps, list_ops);
+    }
+
+    /* (b) and (c) side by side, their windows interleaved in alternating
+     * order, so that the one comparison the experiment makes between
+     * them, (c) against (b), is paired: each ratio is of two windows a
+     * millisecond apart, under the same noise from the rest of the
+     * machine.  Measured one after the other, a shared machine's drift
+     * between the two runs was as large as the difference. */
+    struct fig9_kernel kb, kc;
+    int open_b = 0, open_c = 0;
+    if (rc == 0) {
+        rc = kernel_open(&kb, FIG9_WHEEL_HASH, n, ticks, perm, seed);
+        open_b = rc == 0;
+    }
+    if (rc == 0) {
+        rc = kernel_open(&kc, FIG9_WHEEL_HANDLE, n, ticks, perm, seed);
+        open_c = rc == 0;
+    }
+    if (rc == 0 && (kernel_window(&kb, FIG9_WHEEL_OPS, seed + 0x1000) < 0 ||
+                    kernel_window(&kc, FIG9_WHEEL_OPS, seed + 0x1000) < 0))
+        rc = TW_ECORRUPT; /* warm-up */
+    for (unsigned j = 0; rc == 0 && j < reps; j++) {
+        uint64_t stream = seed + 0x1001 + j;
+        double b, c;
+        if (j % 2) {
+            c = kernel_window(&kc, FIG9_WHEEL_OPS, stream);
+            b = kernel_window(&kb, FIG9_WHEEL_OPS, stream);
+        } else {
+            b = kernel_window(&kb, FIG9_WHEEL_OPS, stream);
+            c = kernel_window(&kc, FIG9_WHEEL_OPS, stream);
+        }
+        if (b <= 0 || c <= 0) {
+            rc = TW_ECORRUPT;
             break;
-        qsort(w, reps, sizeof *w, cmp_double);
-        struct fig9_stat *st = &r.v[v];
-        st->ops = ops;
-        st->min_ns = w[0];
-        st->max_ns = w[reps - 1];
-        st->median_ns = reps % 2 ? w[reps / 2] : (w[reps / 2 - 1] + w[reps / 2]) / 2;
+        }
+        w[j] = b;
+        wc[j] = c;
+        pr[j] = c / b;
+    }
+    if (rc == 0 && (!kernel_sound(&kb, n) || !kernel_sound(&kc, n)))
+        rc = TW_ECORRUPT;
+    if (open_b)
+        kernel_close(&kb);
+    if (open_c)
+        kernel_close(&kc);
+    if (rc == 0) {
+        stat_of(&r.v[FIG9_WHEEL_HASH], w, reps, FIG9_WHEEL_OPS);
+        stat_of(&r.v[FIG9_WHEEL_HANDLE], wc, reps, FIG9_WHEEL_OPS);
+        qsort(pr, reps, sizeof *pr, cmp_double);
+        r.handle_over_hash = median_sorted(pr, reps);
     }
     free(ticks);
     free(perm);

@@ -54,18 +54,21 @@ struct fig9_measurement {
     size_t n;              /* outstanding callouts besides the one re-set */
     unsigned reps;         /* measured windows (after one warm-up window) */
     struct fig9_stat v[FIG9_VARIANTS]; /* indexed by enum fig9_variant */
+    double handle_over_hash; /* median over the windows of (c)/(b), each
+                              * pair timed back to back (see fig9.c) */
 };
 
 /* A short name for a column or a JSON key: "bsd_list", "wheel_hash",
  * "wheel_handle"; NULL if out of range. */
 const char *fig9_variant_name(enum fig9_variant v);
 
-/* Run the experiment for each kernel in turn (set up, one warm-up window,
- * `reps` timed windows, torn down) and fill *out (untouched on error).
+/* Run the experiment (set up, one warm-up window, `reps` timed windows,
+ * torn down): (a) alone, then (b) and (c) side by side with their windows
+ * interleaved, and fill *out (untouched on error).
  * Returns 0, TW_EINVAL (n == 0, reps == 0 or reps > 1000, out NULL),
  * TW_ENOMEM, or TW_ECORRUPT if a cancel found nothing to cancel or a
  * structure failed its check afterwards (a bug).  Prints nothing.
- * Memory: about 120 n bytes, one kernel at a time.  Time per window: the
+ * Memory: about 240 n bytes, (b) and (c) at once.  Time per window: the
  * wheel kernels time 2^16 operations (1-2 ms); the list kernel times
  * 2^22 / n operations (at least 16), each walking the n callouts, which lie
  * scattered in memory as a kernel's would (see fig9.c): ~10 ms per window

@@ -1000,7 +1000,7 @@ static void run_fig9(void)
         fig9.ns[0][i] = m.v[FIG9_BSD_LIST].median_ns;
         fig9.ns[1][i] = m.v[FIG9_WHEEL_HASH].median_ns;
         fig9.ns[2][i] = m.v[FIG9_WHEEL_HANDLE].median_ns;
-        ratios[i] = fig9.ns[1][i] > 0 ? fig9.ns[2][i] / fig9.ns[1][i] : 0;
+        ratios[i] = m.handle_over_hash;
     }
     for (int k = 0; k < 3; k++)
         fig9.slope[k] = fig9_slope(k);
