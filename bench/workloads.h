@@ -489,6 +489,16 @@ static void wl_ttl(const struct wl_spec *s, struct rng *r, struct wl_result *res
             uint64_t t2 = bench_now_ns();
             for (size_t j = at; j < at + K; j++)
                 drv_start(&d, victims[j], ttl[rng_below(r, D)]);
+            /* The restarts put these K at the tails of their TTLs' FIFOs
+             * in this order; stopped in the same order a cycle later,
+             * every stop would take the head of its FIFO (the worst case
+             * of a Lawn queue, not a random stop).  Shuffle them. */
+            for (size_t j = K; j > 1; j--) {
+                size_t x = (size_t)rng_below(r, j);
+                uint32_t v = victims[at + j - 1];
+                victims[at + j - 1] = victims[at + x];
+                victims[at + x] = v;
+            }
             at += K;
             ns += t2 - t1;
             stops += K;
