@@ -238,12 +238,17 @@ int tw_slots_init(struct tw *tw, struct tw_slots *s, uint32_t n, unsigned lshift
 void tw_slots_fini(struct tw *tw, struct tw_slots *s);
 int tw_slots_check_bits(const struct tw_slots *s, struct tw_checker *c, const char *who);
 
-TW_INLINE void tw_slots_add(struct tw_slots *s, size_t i, struct tw_link *l)
+/* The hot routines take the table's lane shift as an argument, always a
+ * constant at the call (0 or TW_LANE_SHIFT, the one the table was made
+ * with), so that they compile to straight code: at 10^6 timers a start or
+ * stop waits on a cache miss, and how many of them overlap depends on how
+ * few instructions each one is (docs/design.md, "Short paths"). */
+TW_INLINE void tw_slots_add(struct tw_slots *s, size_t i, struct tw_link *l, unsigned lshift)
 {
-    unsigned lane = s->deal++ & ((1u << s->lshift) - 1);
-    tw_list_add_tail(&s->head[(i << s->lshift) + lane], l);
+    unsigned lane = lshift ? s->deal++ & ((1u << lshift) - 1) : 0;
+    tw_list_add_tail(&s->head[(i << lshift) + lane], l);
     tw_bm_set(s->bm, i);
-    if (s->lshift)
+    if (lshift)
         s->lanes[i] |= (uint8_t)(1u << lane);
 }
 
@@ -261,17 +266,17 @@ TW_INLINE bool tw_slots_empty(const struct tw_slots *s, size_t i)
  * it empties: a node that was alone has the head on both sides.  The node
  * may also be on a list outside the table (a ready list): then no bit
  * changes. */
-TW_INLINE void tw_slots_unlink(struct tw_slots *s, struct tw_link *l)
+TW_INLINE void tw_slots_unlink(struct tw_slots *s, struct tw_link *l, unsigned lshift)
 {
     tw_list_del(l);
-    if (l->next == l->prev) {
+    if (TW_UNLIKELY(l->next == l->prev)) {
         /* Unsigned: a head below the table wraps to a huge index. */
         size_t k = (size_t)((uintptr_t)l->next - (uintptr_t)s->head) / sizeof *s->head;
-        if (k < ((size_t)s->n << s->lshift)) {
-            size_t i = k >> s->lshift;
-            if (s->lshift == 0)
+        if (k < ((size_t)s->n << lshift)) {
+            size_t i = k >> lshift;
+            if (lshift == 0)
                 tw_bm_clear(s->bm, i);
-            else if ((s->lanes[i] &= (uint8_t)~(1u << (k & ((1u << s->lshift) - 1)))) == 0)
+            else if ((s->lanes[i] &= (uint8_t)~(1u << (k & ((1u << lshift) - 1)))) == 0)
                 tw_bm_clear(s->bm, i);
         }
     }
@@ -303,20 +308,23 @@ TW_INLINE tw_time_t tw_slots_next_tick(const struct tw_slots *s, tw_time_t c)
 /* A cached exact minimum for schemes whose next_expiry must look inside a
  * slot: kept exact on insert, dropped when its timer leaves. */
 struct tw_mincache {
-    tw_time_t v;
-    bool valid;
+    tw_time_t v;                /* the earliest deadline, or 0: not known */
 };
+
+/* 0 is free to mean "not known": the tables that keep a cache hold only
+ * timers with deadline > now >= 0 (the late ones are on the core's lists). */
+TW_INLINE bool tw_mincache_known(const struct tw_mincache *m) { return m->v != 0; }
 
 TW_INLINE void tw_mincache_insert(struct tw_mincache *m, tw_time_t e)
 {
-    if (m->valid && e < m->v)
+    if (e < m->v)
         m->v = e;
 }
 
 TW_INLINE void tw_mincache_remove(struct tw_mincache *m, tw_time_t e)
 {
-    if (m->valid && e == m->v)
-        m->valid = false;
+    if (e == m->v)
+        m->v = 0;
 }
 
 /* ---------------------------------------------------- the scheme interface */

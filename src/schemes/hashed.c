@@ -68,7 +68,7 @@ static void hashed_fini(struct tw *tw)
 static void hashed_insert(struct tw *tw, struct tw_timer *t)
 {
     struct hashed_state *h = TW_STATE(tw, struct hashed_state);
-    tw_slots_add(&h->s, (size_t)(t->tw_expires & h->s.mask), &t->tw_u.link);
+    tw_slots_add(&h->s, (size_t)(t->tw_expires & h->s.mask), &t->tw_u.link, 0);
     tw_horizon_lower(tw, t->tw_expires);
     tw_mincache_insert(&h->min, t->tw_expires);
 }
@@ -76,7 +76,7 @@ static void hashed_insert(struct tw *tw, struct tw_timer *t)
 static void hashed_remove(struct tw *tw, struct tw_timer *t)
 {
     struct hashed_state *h = TW_STATE(tw, struct hashed_state);
-    tw_slots_unlink(&h->s, &t->tw_u.link);
+    tw_slots_unlink(&h->s, &t->tw_u.link, 0);
     tw_mincache_remove(&h->min, t->tw_expires);
 }
 
@@ -107,11 +107,11 @@ static void hashed_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready)
     size_t done = 0, i;
     while ((i = tw_window_next(s->bm, 0, s->n, from, span, &done)) != SIZE_MAX)
         take_due(s, i, now, out);
-    if (h->min.valid && h->min.v <= now)
-        h->min.valid = false;
+    if (h->min.v <= now)
+        h->min.v = 0;
     /* Both are lower bounds of the earliest deadline: take the later. */
     tw->horizon = tw_slots_next_tick(s, now);
-    if (h->min.valid && h->min.v > tw->horizon)
+    if (h->min.v > tw->horizon)
         tw->horizon = h->min.v;
 }
 
@@ -119,7 +119,7 @@ static int hashed_next(struct tw *tw, tw_time_t *out)
 {
     struct hashed_state *h = TW_STATE(tw, struct hashed_state);
     struct tw_slots *s = &h->s;
-    if (h->min.valid) {
+    if (tw_mincache_known(&h->min)) {
         *out = h->min.v;
         return 1;
     }
@@ -142,7 +142,6 @@ static int hashed_next(struct tw *tw, tw_time_t *out)
     if (!any)
         return 0;
     h->min.v = best;
-    h->min.valid = true;
     *out = best;
     return 1;
 }
@@ -168,7 +167,7 @@ static int hashed_check(struct tw *tw, struct tw_checker *c)
             c->seen++;
         }
     }
-    if (rc == 0 && h->min.valid && h->min.v != min)
+    if (rc == 0 && tw_mincache_known(&h->min) && h->min.v != min)
         rc = tw_fail(c, "hashed: cached minimum %llu, true minimum %llu",
                      (unsigned long long)h->min.v, (unsigned long long)min);
     return rc;

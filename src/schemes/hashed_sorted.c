@@ -65,7 +65,7 @@ static void hsorted_insert(struct tw *tw, struct tw_timer *t)
 
 static void hsorted_remove(struct tw *tw, struct tw_timer *t)
 {
-    tw_slots_unlink(&TW_STATE(tw, struct hsorted_state)->s, &t->tw_u.link);
+    tw_slots_unlink(&TW_STATE(tw, struct hsorted_state)->s, &t->tw_u.link, 0);
 }
 
 static void hsorted_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready)

@@ -79,41 +79,18 @@ int tw_hier_setup(struct tw *tw, struct hier_state *h, uint32_t slots)
     h->levels = levels_needed(h->bits);
     h->S = slots;
     h->mask = slots - 1;
-    for (unsigned b = 0; b < 64; b++)
-        h->level_of_msb[b] = (uint8_t)(b / h->bits);
+    for (unsigned b = 0; b < 64; b++) {
+        unsigned lvl = b / h->bits;
+        h->level_of_msb[b] = (uint8_t)lvl;
+        h->shift_of_msb[b] = (uint8_t)(lvl * h->bits);
+        h->base_of_msb[b] = (uint16_t)(lvl << h->bits);
+    }
     return tw_slots_init(tw, &h->s, h->S * h->levels, TW_LANE_SHIFT);
 }
 
 void tw_hier_teardown(struct tw *tw, struct hier_state *h)
 {
     tw_slots_fini(tw, &h->s);
-}
-
-/* Place t against reference time `ref` (< its deadline); returns the tick
- * at which its slot comes up, when collect must first look at it. */
-TW_INLINE tw_time_t place(struct hier_state *h, struct tw_timer *t, tw_time_t ref)
-{
-    tw_time_t e = t->tw_expires;
-    unsigned lvl = h->level_of_msb[63 - tw_clz64(e ^ ref)];
-    unsigned shift = lvl * h->bits;
-    size_t i = ((size_t)lvl << h->bits) + (size_t)((e >> shift) & h->mask);
-    tw_slots_add(&h->s, i, &t->tw_u.link);
-    return (e >> shift) << shift; /* when its slot comes up */
-}
-
-tw_time_t tw_hier_insert(struct tw *tw, struct hier_state *h, struct tw_timer *t)
-{
-    tw_time_t up = place(h, t, tw->now);
-    tw_horizon_lower(tw, up);
-    tw_mincache_insert(&h->min, t->tw_expires);
-    return up;
-}
-
-void tw_hier_remove(struct tw *tw, struct hier_state *h, struct tw_timer *t)
-{
-    (void)tw;
-    tw_slots_unlink(&h->s, &t->tw_u.link);
-    tw_mincache_remove(&h->min, t->tw_expires);
 }
 
 /* The first occupied slot against time c: the first occupied slot of the
@@ -171,17 +148,17 @@ void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct 
         if (t->tw_expires <= now)
             tw_list_add_tail(&out->lane[lane++ & (TW_LANES - 1)], l);
         else
-            place(h, t, now);
+            tw_hier_place(h, t, now);
     }
-    if (h->min.valid && h->min.v <= now)
-        h->min.valid = false;
+    if (h->min.v <= now)
+        h->min.v = 0;
     size_t first = first_slot(h, now);
     tw->horizon = first == SIZE_MAX ? TW_TIME_MAX : slot_tick(h, first, now);
 }
 
 int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out)
 {
-    if (h->min.valid) {
+    if (tw_mincache_known(&h->min)) {
         *out = h->min.v;
         return 1;
     }
@@ -202,7 +179,6 @@ int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out)
         }
     }
     h->min.v = best;
-    h->min.valid = true;
     *out = best;
     return 1;
 }
@@ -235,7 +211,7 @@ int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c)
             c->seen++;
         }
     }
-    if (rc == 0 && h->min.valid && h->min.v != min)
+    if (rc == 0 && tw_mincache_known(&h->min) && h->min.v != min)
         rc = tw_fail(c, "hierarchical: cached minimum %llu, true minimum %llu",
                      (unsigned long long)h->min.v, (unsigned long long)min);
     return rc;
@@ -263,7 +239,7 @@ static int hier_init(struct tw *tw, const struct tw_config *cfg)
 
 static void hier_fini(struct tw *tw) { tw_hier_teardown(tw, HIER(tw)); }
 static void hier_insert(struct tw *tw, struct tw_timer *t) { (void)tw_hier_insert(tw, HIER(tw), t); }
-static void hier_remove(struct tw *tw, struct tw_timer *t) { tw_hier_remove(tw, HIER(tw), t); }
+static void hier_remove(struct tw *tw, struct tw_timer *t) { tw_hier_remove(HIER(tw), t); }
 
 static void hier_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
 {

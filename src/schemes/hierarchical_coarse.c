@@ -122,13 +122,13 @@ static void coarse_insert(struct tw *tw, struct tw_timer *t)
     unsigned l = level_for(h, e - tw->now);
     unsigned sh = l * h->gshift;
     tw_time_t up = (e >> sh) + ((e & (((tw_time_t)1 << sh) - 1)) != 0); /* ceil(e/g) */
-    tw_slots_add(&h->s, ((size_t)l << h->bits) + (size_t)(up & h->mask), &t->tw_u.link);
+    tw_slots_add(&h->s, ((size_t)l << h->bits) + (size_t)(up & h->mask), &t->tw_u.link, TW_LANE_SHIFT);
     tw_horizon_lower(tw, up > (TW_TIME_MAX >> sh) ? TW_TIME_MAX : up << sh);
 }
 
 static void coarse_remove(struct tw *tw, struct tw_timer *t)
 {
-    tw_slots_unlink(&TW_STATE(tw, struct coarse_state)->s, &t->tw_u.link);
+    tw_slots_unlink(&TW_STATE(tw, struct coarse_state)->s, &t->tw_u.link, TW_LANE_SHIFT);
 }
 
 static tw_time_t first_slot_tick(const struct coarse_state *h, tw_time_t c, bool *any);

@@ -145,7 +145,7 @@ static void hybrid_remove(struct tw *tw, struct tw_timer *t)
         t->tw_flags &= ~HYB_F_LAWN;
         tw_lawn_remove(tw, &H->lawn, t);
     } else {
-        tw_hier_remove(tw, &H->wheel, t);
+        tw_hier_remove(&H->wheel, t);
     }
 }
 

@@ -59,13 +59,13 @@ static void wheel_fini(struct tw *tw)
 static void wheel_insert(struct tw *tw, struct tw_timer *t)
 {
     struct tw_slots *s = &TW_STATE(tw, struct wheel_state)->s;
-    tw_slots_add(s, (size_t)(t->tw_expires & s->mask), &t->tw_u.link);
+    tw_slots_add(s, (size_t)(t->tw_expires & s->mask), &t->tw_u.link, 0);
     tw_horizon_lower(tw, t->tw_expires);
 }
 
 static void wheel_remove(struct tw *tw, struct tw_timer *t)
 {
-    tw_slots_unlink(&TW_STATE(tw, struct wheel_state)->s, &t->tw_u.link);
+    tw_slots_unlink(&TW_STATE(tw, struct wheel_state)->s, &t->tw_u.link, 0);
 }
 
 static void wheel_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready)
