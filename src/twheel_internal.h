@@ -23,13 +23,16 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 
 #if defined(__GNUC__)
 #  define TW_LIKELY(x)   __builtin_expect(!!(x), 1)
 #  define TW_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #  define TW_INLINE      static inline __attribute__((always_inline))
+#  define TW_NOINLINE    __attribute__((noinline))
 #else
+#  define TW_NOINLINE
 #  define TW_LIKELY(x)   (x)
 #  define TW_UNLIKELY(x) (x)
 #  define TW_INLINE      static inline
@@ -51,6 +54,29 @@ TW_INLINE bool tw_node_pending(const struct tw_timer *t)
 {
     return (t->tw_flags & TW_F_PENDING) != 0;
 }
+
+/* flags and owner read as one word, for the start and stop fast paths:
+ * one load and one compare tell a valid node that is idle, or pending on
+ * this facility, from every other case.  (memcpy: the two fields are
+ * adjacent, checked below; the word's layout follows the machine's byte
+ * order, and every word compared with it is built by tw_node_word_of.) */
+TW_INLINE uint64_t tw_node_word(const struct tw_timer *t)
+{
+    uint64_t w;
+    memcpy(&w, &t->tw_flags, sizeof w);
+    return w;
+}
+
+TW_INLINE uint64_t tw_node_word_of(uint32_t flags, uint32_t owner)
+{
+    struct tw_timer t;
+    t.tw_flags = flags;
+    t.tw_owner = owner;
+    return tw_node_word(&t);
+}
+
+_Static_assert(offsetof(struct tw_timer, tw_owner) == offsetof(struct tw_timer, tw_flags) + 4,
+               "flags and owner must make one 64-bit word");
 
 /* ---------------------------------------------------- circular lists */
 
@@ -389,6 +415,13 @@ struct tw {
     uint32_t id;                /* owner tag stored in pending nodes */
     uint32_t busy;              /* inside advance: callbacks running */
     enum tw_scheme scheme;
+    /* The hot paths' copies (set once at create): the node state word of
+     * a timer pending here, and what start and stop call. */
+    uint64_t word_mine;         /* tw_node_word() of a node pending here */
+    bool keeps_late;            /* ops->keeps_late */
+    void (*insert)(struct tw *tw, struct tw_timer *t);
+    void (*remove)(struct tw *tw, struct tw_timer *t);
+    int (*reserve)(struct tw *tw, tw_time_t deadline);
     struct tw_link due;         /* pending, deadline <= now, not yet run */
     struct tw_ready ready;      /* collected by the running advance */
     struct tw_link expired;     /* pull queue of tw_collect() */
