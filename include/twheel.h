@@ -256,7 +256,15 @@ TW_EXTERN int tw_ttl_hint(struct tw *tw, tw_time_t ttl, enum tw_ttl_hint hint);
  * O(expired + occupied slots visited), not O(now - current time), for the
  * wheel schemes.  Returns the number of callbacks run (>= 0), TW_ETIME if
  * `now` is before the current time (nothing done), TW_EBUSY if called from
- * a callback of this facility, TW_EINVAL for NULL. */
+ * a callback of this facility, TW_EINVAL for NULL.
+ *
+ * Order of the callbacks of one advance: no order across deadlines is
+ * promised.  Among timers with equal deadlines: start order (a re-armed
+ * timer counts from its last start) for list, ordered, heap and wheel, and
+ * for lawn (and hybrid's queues) within one TTL; no order for hashed,
+ * hashed_sorted, hierarchical, hierarchical_coarse and hybrid's wheel,
+ * whose slots deal their timers over several lists so that expiry keeps
+ * several cache misses in flight (docs/design.md). */
 TW_EXTERN int64_t tw_advance(struct tw *tw, tw_time_t now);
 
 /* The event-flag form: as tw_advance(), but instead of running callbacks it

@@ -249,6 +249,9 @@ static inline tw_time_t max_u64(tw_time_t a, tw_time_t b) { return a > b ? a : b
 int scheme_exact(enum tw_scheme s);
 
 /* 1 for schemes that document FIFO order among equal deadlines. */
+/* What order a scheme promises among the timers of one advance (twheel.h,
+ * tw_advance): 2, deadline order and start order among equal deadlines;
+ * 1, start order among equal deadlines only; 0, none. */
 int scheme_fifo(enum tw_scheme s);
 
 /* The last tick by which a timer started at `start_now` with absolute

@@ -722,7 +722,8 @@ static void case_backwards(struct ctx *c)
 }
 
 /* Equal deadlines fire in start order (re-arming moves to the back) for
- * the schemes that document it: ordered, heap, wheel. */
+ * the schemes that document it (scheme_fifo); ordered, heap and wheel also
+ * fire an earlier deadline of the same advance first. */
 static void case_fifo_equal_deadlines(struct ctx *c)
 {
     enum { N = 16 };
@@ -781,6 +782,17 @@ static void case_fifo_equal_deadlines(struct ctx *c)
         }
         ASSERT_CHECK(tw);
         ASSERT_EQ_INT(ng, ne);
+        if (scheme_fifo(c->scheme) == 1 && form != 2) {
+            /* no order across deadlines: compare the equal ones only */
+            int k = 0;
+            for (int i = 0; i < ng; i++)
+                if (got[i] != early.id)
+                    got[k++] = got[i];
+            ASSERT_EQ_INT(k, ne - 1);
+            for (int i = 0; i < k; i++)
+                expect[i] = expect[i + 1]; /* expect[0] is early */
+            ne = ng = k;
+        }
         for (int i = 0; i < ne; i++) {
             if (got[i] != expect[i]) {
                 test_fail(__FILE__, __LINE__,

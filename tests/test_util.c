@@ -17,7 +17,9 @@ int scheme_exact(enum tw_scheme s)
 
 int scheme_fifo(enum tw_scheme s)
 {
-    return s == TW_ORDERED || s == TW_HEAP || s == TW_WHEEL;
+    if (s == TW_ORDERED || s == TW_HEAP || s == TW_WHEEL)
+        return 2;
+    return s == TW_LIST || s == TW_HASHED || s == TW_HASHED_SORTED;
 }
 
 tw_time_t latest_fire_slots(enum tw_scheme s, uint32_t slots, tw_time_t start_now,

@@ -53,8 +53,9 @@
  * many ticks and is walked once, the answer cached (inserts keep it exact;
  * it is dropped only when its own timer stops or fires).
  *
- * Order: within one advance, no order across deadlines is promised; timers
- * due at the same tick fire in the order they reached their level-0 slot.
+ * Order: within one advance, none is promised, not even among equal
+ * deadlines: a slot's timers are dealt over 8 lanes, which expiry pops in
+ * turn (docs/design.md, "Ready lanes").
  *
  * Memory: 16 bytes per slot and one bit, S * m slots: 11 KiB for the
  * default 64 x 11; nothing per timer beyond the 40-byte node.
