@@ -74,7 +74,8 @@ static void json_cell(FILE *f, int *first, const struct series *s, int xi, int t
         return;
     }
     const struct wl_result *r = &c->last;
-    int second = strstr(s->name, "-stop") || !strcmp(s->name, "tick-jump");
+    int second = strstr(s->name, "-stop") || !strcmp(s->name, "tick-jump") ||
+                 !strcmp(s->name, "churn-any");
     fprintf(f, ", \"unit\": ");
     json_str(f, !strcmp(s->name, "tick-jump") ? "ns per jump" : s->unit);
     fprintf(f, ", \"reps\": %d, \"median\": ", c->reps);

@@ -234,8 +234,8 @@ struct wdef {
 static const struct wdef wdefs[] = {
     {"startstop", WL_STARTSTOP, 0, "ns per stop+start pair (random timer, random interval)", NULL,
      NULL},
-    {"churn", WL_CHURN, 0, "ns per stop+start of one timer restarted beyond n far timers", NULL,
-     NULL},
+    {"churn", WL_CHURN, 0, "ns per stop+start of one timer restarted beyond n far timers",
+     "churn-any", "ns per stop+start of a random one of n far timers, restarted beyond all"},
     {"expire", WL_EXPIRE, 0, "ns per timer: n starts + tick-by-tick advances until all fired",
      NULL, NULL},
     {"tcp", WL_TCP, 0, "ns per operation (restart or expiry), ~95% stopped before expiry", NULL,
@@ -1045,7 +1045,7 @@ static const char *known_flat_why(const char *base, int scheme)
 static enum claim claim_for(const char *sname, const struct target *t, const char **why)
 {
     char base[40];
-    snprintf(base, sizeof base, "%.39s", sname);
+    snprintf(base, sizeof base, "%.39s", strcmp(sname, "churn-any") ? sname : "churn");
     int stop = strstr(base, "-stop") != NULL;
     int ttl = strncmp(base, "ttl-", 4) == 0;
     int scheme = t->scheme;
