@@ -66,3 +66,35 @@ int tw_slots_check_bits(const struct tw_slots *s, struct tw_checker *c, const ch
     }
     return 0;
 }
+
+tw_time_t tw_lists_min(struct tw_link *const *heads, unsigned k)
+{
+    struct tw_link *cur[TW_LANES], *end[TW_LANES];
+    unsigned live = 0;
+    for (unsigned j = 0; j < k; j++) {
+        if (!tw_list_empty(heads[j])) {
+            cur[live] = heads[j]->next;
+            end[live] = heads[j];
+            live++;
+        }
+    }
+    tw_time_t best = TW_TIME_MAX;
+    while (live > 0) {
+        for (unsigned j = 0; j < live;) {
+            struct tw_link *l = cur[j];
+            tw_time_t e = tw_of(l)->tw_expires;
+            if (e < best)
+                best = e;
+            l = l->next;
+            if (l == end[j]) { /* this list is done: the last takes its place */
+                live--;
+                cur[j] = cur[live];
+                end[j] = end[live];
+            } else {
+                cur[j] = l;
+                j++;
+            }
+        }
+    }
+    return best;
+}

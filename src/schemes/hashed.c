@@ -123,21 +123,35 @@ static int hashed_next(struct tw *tw, tw_time_t *out)
         *out = h->min.v;
         return 1;
     }
+    /* Slots in tick order from now + 1; a timer in a slot is due no
+     * earlier than the slot's tick in this round, so the walk can stop at
+     * the first slot whose tick is not before the best so far.  The slots
+     * are walked in batches of 1, 2, 4, then 8 together (tw_lists_min), so
+     * that a long walk keeps 8 misses in flight while a near answer still
+     * stops after one slot. */
     tw_time_t best = TW_TIME_MAX;
     bool any = false;
     size_t from = (size_t)((tw->now + 1) & s->mask);
     size_t done = 0, i;
-    while ((i = tw_window_next(s->bm, 0, s->n, from, s->n, &done)) != SIZE_MAX) {
-        tw_time_t tick = tw->now + done; /* this slot's tick in this round */
-        struct tw_link *head = &s->head[i];
-        for (struct tw_link *l = head->next; l != head; l = l->next) {
-            tw_time_t e = tw_of(l)->tw_expires;
-            if (e < best)
-                best = e;
-            any = true;
+    struct tw_link *heads[TW_LANES];
+    unsigned k = 0, batch = 1;
+    for (;;) {
+        i = tw_window_next(s->bm, 0, s->n, from, s->n, &done);
+        tw_time_t tick = i == SIZE_MAX ? TW_TIME_MAX : tw->now + done; /* slot i, this round */
+        if (k > 0 && (k == batch || i == SIZE_MAX)) {
+            tw_time_t m = tw_lists_min(heads, k);
+            if (m < best)
+                best = m;
+            k = 0;
+            if (batch < TW_LANES)
+                batch *= 2;
+            if (best <= tick)
+                break;
         }
-        if (best == tick) /* due in this revolution: nothing can be earlier */
+        if (i == SIZE_MAX)
             break;
+        heads[k++] = &s->head[i];
+        any = true;
     }
     if (!any)
         return 0;

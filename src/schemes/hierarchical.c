@@ -170,14 +170,12 @@ int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out)
     if ((i >> h->bits) == 0) {
         best = slot_tick(h, i, tw->now); /* a level-0 slot is one tick */
     } else {
-        /* An upper slot spans many ticks: walk it once, cache the answer. */
-        best = TW_TIME_MAX;
-        for (unsigned k = 0; k < TW_LANES; k++) {
-            struct tw_link *head = &h->s.head[(i << TW_LANE_SHIFT) + k];
-            for (struct tw_link *l = head->next; l != head; l = l->next)
-                if (tw_of(l)->tw_expires < best)
-                    best = tw_of(l)->tw_expires;
-        }
+        /* An upper slot spans many ticks: walk it once, its 8 lanes
+         * together, and cache the answer. */
+        struct tw_link *heads[TW_LANES];
+        for (unsigned k = 0; k < TW_LANES; k++)
+            heads[k] = &h->s.head[(i << TW_LANE_SHIFT) + k];
+        best = tw_lists_min(heads, TW_LANES);
     }
     h->min.v = best;
     *out = best;
