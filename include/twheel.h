@@ -285,7 +285,12 @@ TW_EXTERN struct tw_timer *tw_get_expired(struct tw *tw);
  * 8/(S-2) of its interval), and this returns that rounded tick, the one at
  * which tw_advance() will fire it.  A timer already due (deadline at or
  * before tw_now()) gives its deadline.  Cost: O(1) to O(levels) bitmap
- * scans; see docs/ for the schemes that cache a walk of one slot. */
+ * scans, except in hashed and hierarchical, whose unsorted slots do not
+ * know their minimum: when the earliest timer is not in a one-tick slot
+ * they walk a slot (hashed: slots up to the first due this revolution)
+ * and keep its 64 earliest deadlines, so that a walk is paid once per 64
+ * earliest timers that leave (stop or fire), not per call (docs/design.md,
+ * "Earliest deadlines"). */
 TW_EXTERN int tw_next_expiry(struct tw *tw, tw_time_t *deadline);
 
 /* ------------------------------------------------------------ introspection */

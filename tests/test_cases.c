@@ -1172,6 +1172,80 @@ static void case_big_jump(struct ctx *c)
 
 /* --------------------------------------------------------- next expiry */
 
+/* next_expiry while the earliest timers leave one after another: stopped
+ * (an event loop whose connections close before their timeouts), fired,
+ * joined by new timers below, at and above the earliest known, with equal
+ * deadlines among them.  Every answer against a reference computed from
+ * the nodes; tw_check() (which audits the schemes' caches of earliest
+ * deadlines) after every step.  N is more than the caches hold. */
+static void case_next_expiry_earliest_leave(struct ctx *c)
+{
+    enum { N = 100 };
+    CREATE(tw);
+    static struct ttimer t[N];
+    tw_time_t started[N]; /* tw_now() at each timer's last start */
+    uint64_t seed = 0x243f6a8885a308d3u;
+    for (int i = 0; i < N; i++) {
+        tt_init(&t[i], i);
+        seed = seed * 6364136223846793005u + 1442695040888963407u;
+        /* far (upper levels, many rounds of a hashed table), a few equal */
+        tw_time_t d = 100000 + (seed >> 40) % 5000;
+        if (i % 10 == 3)
+            d = 100000 + 777;
+        ASSERT_OK(tw_start(tw, &t[i].node, cap_interval(tw, d)));
+        started[i] = tw_now(tw);
+    }
+    for (int step = 0; step < 3 * N; step++) {
+        tw_time_t ne = 0, want = TW_TIME_MAX;
+        int any = 0, at = -1;
+        for (int i = 0; i < N; i++)
+            if (tw_timer_pending(&t[i].node)) {
+                any = 1;
+                if (at < 0 || tw_timer_deadline(&t[i].node) < want) {
+                    want = tw_timer_deadline(&t[i].node);
+                    at = i;
+                }
+            }
+        ASSERT_EQ_INT(tw_next_expiry(tw, &ne), any);
+        if (!any)
+            break;
+        if (scheme_exact(c->scheme)) {
+            ASSERT_EQ_U64(ne, want);
+        } else { /* coarse: the tick the earliest will fire at */
+            ASSERT_GE_U64(ne, want);
+            ASSERT_LE_U64(ne, latest_fire(c->scheme, started[at], want));
+        }
+        ASSERT_CHECK(tw);
+        seed = seed * 6364136223846793005u + 1442695040888963407u;
+        switch ((seed >> 33) % 8) {
+        case 0: /* restart one just below the earliest */
+            if (want > tw_now(tw) + 1) {
+                size_t j = (size_t)((seed >> 20) % N);
+                ASSERT_OK(tw_start_at(tw, &t[j].node, want - 1));
+                started[j] = tw_now(tw);
+            }
+            break;
+        case 1: { /* restart one at the earliest (an equal deadline) */
+            size_t j = (size_t)((seed >> 20) % N);
+            ASSERT_OK(tw_start_at(tw, &t[j].node, want));
+            started[j] = tw_now(tw);
+            break;
+        }
+        case 2: /* advance to the earliest (coarse: the tick it fires at) */
+            if (step % 4 == 0) {
+                ASSERT_GE_INT(tw_advance(tw, ne), 1);
+                break;
+            }
+            /* fall through */
+        default: /* stop the earliest */
+            ASSERT_EQ_INT(tw_stop(tw, &t[at].node), 1);
+            break;
+        }
+        ASSERT_CHECK(tw);
+    }
+    ASSERT_OK(tw_destroy(tw));
+}
+
 static void case_next_expiry(struct ctx *c)
 {
     CREATE(tw);
@@ -1288,6 +1362,7 @@ const struct test_case test_suite_cases[] = {
     {"destroy_pending", case_destroy_pending, 1},
     {"big_jump", case_big_jump, 1},
     {"next_expiry", case_next_expiry, 1},
+    {"next_expiry_earliest_leave", case_next_expiry_earliest_leave, 1},
     {"many_timers", case_many_timers, 1},
 };
 const size_t test_suite_cases_count = sizeof test_suite_cases / sizeof test_suite_cases[0];

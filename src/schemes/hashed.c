@@ -33,11 +33,14 @@
  * next_expiry must be exact, and an unsorted slot does not know its
  * minimum.  The earliest deadline is found by visiting occupied slots from
  * the cursor on and stopping at the first slot holding a timer due in this
- * revolution (that is then the minimum); the answer is cached and stays
- * exact through inserts, through removals of other timers and through
- * advances that do not reach it, so an event loop pays for the walk once per
- * earliest timer consumed, not per call.  That is the cost of unsorted
- * slots, the trade the paper makes for O(1) start.
+ * revolution (that is then the minimum), 8 slots walked together so that
+ * their misses overlap.  The walk keeps the 64 earliest deadlines it saw
+ * (struct tw_mincache), which stay exact through inserts, removals and
+ * advances, so an event loop pays for a walk once per 64 earliest timers
+ * consumed, not per call.  That is the cost of unsorted slots, the trade
+ * the paper makes for O(1) start: at 10^6 timers all far out, stopping the
+ * earliest and asking next_expiry costs 0.44 ms amortised (one walk of
+ * every timer, 28 ms, per 64), against 0.6 us for the heap.
  *
  * Within one advance timers fire slot by slot in tick order, and within a
  * slot in start order, so a one-tick advance is FIFO.
@@ -107,30 +110,29 @@ static void hashed_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready)
     size_t done = 0, i;
     while ((i = tw_window_next(s->bm, 0, s->n, from, span, &done)) != SIZE_MAX)
         take_due(s, i, now, out);
-    if (h->min.v <= now)
-        h->min.v = 0;
+    tw_mincache_expire(&h->min, now);
     /* Both are lower bounds of the earliest deadline: take the later. */
     tw->horizon = tw_slots_next_tick(s, now);
-    if (h->min.v > tw->horizon)
-        tw->horizon = h->min.v;
+    if (tw_mincache_known(&h->min) && h->min.v[0] > tw->horizon)
+        tw->horizon = h->min.v[0];
 }
 
 static int hashed_next(struct tw *tw, tw_time_t *out)
 {
     struct hashed_state *h = TW_STATE(tw, struct hashed_state);
     struct tw_slots *s = &h->s;
-    if (tw_mincache_known(&h->min)) {
-        *out = h->min.v;
+    struct tw_mincache *mc = &h->min;
+    if (tw_mincache_known(mc)) {
+        *out = mc->v[0];
         return 1;
     }
     /* Slots in tick order from now + 1; a timer in a slot is due no
      * earlier than the slot's tick in this round, so the walk can stop at
-     * the first slot whose tick is not before the best so far.  The slots
-     * are walked in batches of 1, 2, 4, then 8 together (tw_lists_min), so
-     * that a long walk keeps 8 misses in flight while a near answer still
-     * stops after one slot. */
-    tw_time_t best = TW_TIME_MAX;
-    bool any = false;
+     * the first slot whose tick is not before the earliest deadline seen,
+     * keeping the deadlines seen up to that tick.  The slots are walked in
+     * batches of 1, 2, 4, then 8 together (tw_lists_offer), so that a long
+     * walk keeps 8 misses in flight while a near answer still stops after
+     * one slot. */
     size_t from = (size_t)((tw->now + 1) & s->mask);
     size_t done = 0, i;
     struct tw_link *heads[TW_LANES];
@@ -139,24 +141,22 @@ static int hashed_next(struct tw *tw, tw_time_t *out)
         i = tw_window_next(s->bm, 0, s->n, from, s->n, &done);
         tw_time_t tick = i == SIZE_MAX ? TW_TIME_MAX : tw->now + done; /* slot i, this round */
         if (k > 0 && (k == batch || i == SIZE_MAX)) {
-            tw_time_t m = tw_lists_min(heads, k);
-            if (m < best)
-                best = m;
+            tw_lists_offer(heads, k, mc);
             k = 0;
             if (batch < TW_LANES)
                 batch *= 2;
-            if (best <= tick)
+            if (tw_mincache_known(mc) && mc->v[0] <= tick) {
+                tw_mincache_clip(mc, tick); /* the unvisited are >= tick */
                 break;
+            }
         }
         if (i == SIZE_MAX)
             break;
         heads[k++] = &s->head[i];
-        any = true;
     }
-    if (!any)
+    if (!tw_mincache_known(mc))
         return 0;
-    h->min.v = best;
-    *out = best;
+    *out = mc->v[0];
     return 1;
 }
 
@@ -165,7 +165,7 @@ static int hashed_check(struct tw *tw, struct tw_checker *c)
     struct hashed_state *h = TW_STATE(tw, struct hashed_state);
     struct tw_slots *s = &h->s;
     int rc = tw_slots_check_bits(s, c, "hashed");
-    tw_time_t min = TW_TIME_MAX;
+    struct tw_mincache_audit audit = {0, 0, false};
     for (uint32_t i = 0; rc == 0 && i < s->n; i++) {
         struct tw_link *head = &s->head[i];
         for (struct tw_link *l = head->next; rc == 0 && l != head; l = l->next) {
@@ -176,14 +176,12 @@ static int hashed_check(struct tw *tw, struct tw_checker *c)
             if (rc == 0 && (t->tw_expires & s->mask) != i)
                 rc = tw_fail(c, "hashed: deadline %llu in slot %u",
                              (unsigned long long)t->tw_expires, i);
-            if (t->tw_expires < min)
-                min = t->tw_expires;
+            tw_mincache_see(&h->min, &audit, t->tw_expires);
             c->seen++;
         }
     }
-    if (rc == 0 && tw_mincache_known(&h->min) && h->min.v != min)
-        rc = tw_fail(c, "hashed: cached minimum %llu, true minimum %llu",
-                     (unsigned long long)h->min.v, (unsigned long long)min);
+    if (rc == 0)
+        rc = tw_mincache_end(&h->min, &audit, c, "hashed");
     return rc;
 }
 

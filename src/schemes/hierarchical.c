@@ -34,8 +34,8 @@
  *                                       digit changed (1 + 1/S + ... levels)
  *     migration              O(1) per timer per level passed, at most m-1
  *     next_expiry            O(m) bitmap scans; walks one slot when the
- *                                       earliest timer is above level 0
- *                                       (cached until that timer leaves)
+ *                                       earliest timer is above level 0,
+ *                                       keeping its 64 earliest deadlines
  *
  * An advance over any gap is tickless: at each level whose digit changed,
  * the slots passed over are a circular window of at most S slots, and the
@@ -50,8 +50,13 @@
  * next_expiry is exact: a level-0 slot gives its timer's deadline (the
  * digits above are those of now), and the first occupied slot of the lowest
  * non-empty level holds the earliest timer; above level 0 that slot spans
- * many ticks and is walked once, the answer cached (inserts keep it exact;
- * it is dropped only when its own timer stops or fires).
+ * many ticks and is walked (its 8 lanes together, so that 8 misses are in
+ * flight), keeping the slot's 64 earliest deadlines (struct tw_mincache):
+ * start, stop and expiry keep them exact, and the next walk comes after 64
+ * of them have left.  At 10^6 timers all in level-3 slots, stopping the
+ * earliest and asking next_expiry costs 98 us amortised (a walk of 4.8 ms
+ * per 64), against 0.6 us for the heap and 33 ms before the lanes were
+ * walked together and more than one deadline kept.
  *
  * Order: within one advance, none is promised, not even among equal
  * deadlines: a slot's timers are dealt over 8 lanes, which expiry pops in
@@ -151,8 +156,7 @@ void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct 
         else
             tw_hier_place(h, t, now);
     }
-    if (h->min.v <= now)
-        h->min.v = 0;
+    tw_mincache_expire(&h->min, now);
     size_t first = first_slot(h, now);
     tw->horizon = first == SIZE_MAX ? TW_TIME_MAX : slot_tick(h, first, now);
 }
@@ -160,32 +164,32 @@ void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct 
 int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out)
 {
     if (tw_mincache_known(&h->min)) {
-        *out = h->min.v;
+        *out = h->min.v[0];
         return 1;
     }
     size_t i = first_slot(h, tw->now);
     if (i == SIZE_MAX)
         return 0;
-    tw_time_t best;
     if ((i >> h->bits) == 0) {
-        best = slot_tick(h, i, tw->now); /* a level-0 slot is one tick */
-    } else {
-        /* An upper slot spans many ticks: walk it once, its 8 lanes
-         * together, and cache the answer. */
-        struct tw_link *heads[TW_LANES];
-        for (unsigned k = 0; k < TW_LANES; k++)
-            heads[k] = &h->s.head[(i << TW_LANE_SHIFT) + k];
-        best = tw_lists_min(heads, TW_LANES);
+        *out = slot_tick(h, i, tw->now); /* a level-0 slot is one tick */
+        return 1;
     }
-    h->min.v = best;
-    *out = best;
+    /* An upper slot spans many ticks: walk it, its 8 lanes together, and
+     * keep its earliest deadlines.  The levels below are empty and every
+     * later slot comes up after this one ends, so they are the earliest of
+     * the whole wheel. */
+    struct tw_link *heads[TW_LANES];
+    for (unsigned k = 0; k < TW_LANES; k++)
+        heads[k] = &h->s.head[(i << TW_LANE_SHIFT) + k];
+    tw_lists_offer(heads, TW_LANES, &h->min);
+    *out = h->min.v[0];
     return 1;
 }
 
 int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c)
 {
     int rc = tw_slots_check_bits(&h->s, c, "hierarchical");
-    tw_time_t min = TW_TIME_MAX;
+    struct tw_mincache_audit audit = {0, 0, false};
     for (uint32_t k = 0; rc == 0 && k < (h->s.n << TW_LANE_SHIFT); k++) {
         struct tw_link *head = &h->s.head[k];
         uint32_t i = k >> TW_LANE_SHIFT;
@@ -205,14 +209,12 @@ int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c)
                              "belongs at level %u slot %zu (now %llu)",
                              (unsigned long long)e, lvl, i & h->mask, want, slot,
                              (unsigned long long)tw->now);
-            if (e < min)
-                min = e;
+            tw_mincache_see(&h->min, &audit, e);
             c->seen++;
         }
     }
-    if (rc == 0 && tw_mincache_known(&h->min) && h->min.v != min)
-        rc = tw_fail(c, "hierarchical: cached minimum %llu, true minimum %llu",
-                     (unsigned long long)h->min.v, (unsigned long long)min);
+    if (rc == 0)
+        rc = tw_mincache_end(&h->min, &audit, c, "hierarchical");
     return rc;
 }
 
