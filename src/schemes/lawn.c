@@ -544,7 +544,7 @@ static void lawn_insert(struct tw *tw, struct tw_timer *t)
     tw_lawn_insert(tw, L, tw_lawn_get(tw, L, t->tw_expires - tw->now), t);
 }
 
-static void lawn_remove(struct tw *tw, struct tw_timer *t) { tw_lawn_remove(tw, LAWN(tw), t); }
+static void lawn_remove(struct tw *tw, struct tw_timer *t) { tw_lawn_remove_fast(tw, LAWN(tw), t); }
 
 static void lawn_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
 {
