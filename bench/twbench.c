@@ -9,7 +9,9 @@
  *                of a random timer
  *     churn      the paper's Fig. 9 test on the plain API: n pending far out
  *                ([2^20, 2^21]), one more timer stopped and restarted
- *                farther out than all of them; ns per stop+start
+ *                farther out than all of them; ns per stop+start, and
+ *                (churn-any) the same for a random one of the n, restarted
+ *                beyond all: a cold node at large n
  *     expire     start n with intervals in [1, 2^16], advance tick by tick
  *                until all fired; ns per timer, both phases
  *     tcp        steady state, ~95% of timers stopped before they expire;
