@@ -186,8 +186,8 @@ void tw_lists_offer(struct tw_link *const *heads, unsigned k, struct tw_mincache
 
 void tw_mincache_see(const struct tw_mincache *c, struct tw_mincache_audit *a, tw_time_t e)
 {
-    if (c->m == 0 || e > c->max)
-        return;
+    if (c->m == 0 || c->m > TW_MINCACHE_CAP || e > c->max)
+        return; /* (a corrupt m is tw_mincache_end's to report) */
     for (uint32_t i = lower_bound(c, e); i < c->m && c->v[i] == e; i++) {
         if (!((a->matched >> i) & 1u)) {
             a->matched |= UINT64_C(1) << i;

@@ -34,7 +34,8 @@
  * minimum.  The earliest deadline is found by visiting occupied slots from
  * the cursor on and stopping at the first slot holding a timer due in this
  * revolution (that is then the minimum), 8 slots walked together so that
- * their misses overlap.  The walk keeps the 64 earliest deadlines it saw
+ * their misses overlap, and then on, at most as far again, until the 64
+ * earliest are known.  The walk keeps the 64 earliest deadlines it saw
  * (struct tw_mincache), which stay exact through inserts, removals and
  * advances, so an event loop pays for a walk once per 64 earliest timers
  * consumed, not per call.  That is the cost of unsorted slots, the trade
@@ -134,7 +135,7 @@ static int hashed_next(struct tw *tw, tw_time_t *out)
      * walk keeps 8 misses in flight while a near answer still stops after
      * one slot. */
     size_t from = (size_t)((tw->now + 1) & s->mask);
-    size_t done = 0, i;
+    size_t done = 0, i, visited = 0, budget = SIZE_MAX;
     struct tw_link *heads[TW_LANES];
     unsigned k = 0, batch = 1;
     for (;;) {
@@ -145,7 +146,14 @@ static int hashed_next(struct tw *tw, tw_time_t *out)
             k = 0;
             if (batch < TW_LANES)
                 batch *= 2;
-            if (tw_mincache_known(mc) && mc->v[0] <= tick) {
+            /* Once the earliest is known, what the cache keeps is what is
+             * below the next unvisited tick: walk on (at most as many
+             * slots again) until that is all of it, so that the next walk
+             * is 64 departures away, not one. */
+            if (budget == SIZE_MAX && tw_mincache_known(mc) && mc->v[0] <= tick)
+                budget = visited;
+            if (budget != SIZE_MAX &&
+                ((mc->m == TW_MINCACHE_CAP && mc->max <= tick) || visited >= 2 * budget)) {
                 tw_mincache_clip(mc, tick); /* the unvisited are >= tick */
                 break;
             }
@@ -153,6 +161,7 @@ static int hashed_next(struct tw *tw, tw_time_t *out)
         if (i == SIZE_MAX)
             break;
         heads[k++] = &s->head[i];
+        visited++;
     }
     if (!tw_mincache_known(mc))
         return 0;

@@ -97,24 +97,23 @@ static int hybrid_reserve(struct tw *tw, tw_time_t deadline)
     tw_time_t ttl = deadline - tw->now;
     struct lawn_q *q = tw_lawn_lookup(&H->lawn, ttl);
     bool lawn;
+    struct hybrid_cand *c = NULL;
+    uint32_t count = 0;
     if (q) {
         lawn = q->mode != TW_TTL_WHEEL;
     } else {
-        struct hybrid_cand *c =
-            &H->cand[(uint32_t)((ttl * 0x9e3779b97f4a7c15ull) >> 56) % HYB_CANDIDATES];
-        if (c->ttl == ttl) {
-            if (c->count < UINT32_MAX)
-                c->count++;
-        } else {
-            c->ttl = ttl;
-            c->count = 1;
-        }
-        lawn = c->count >= H->threshold;
+        c = &H->cand[(uint32_t)((ttl * 0x9e3779b97f4a7c15ull) >> 56) % HYB_CANDIDATES];
+        count = c->ttl != ttl ? 1 : c->count < UINT32_MAX ? c->count + 1 : c->count;
+        lawn = count >= H->threshold;
     }
     if (lawn) {
         int rc = tw_lawn_reserve(tw, &H->lawn, ttl);
         if (rc)
-            return rc;
+            return rc; /* the candidate's count too is as it was */
+    }
+    if (c) {
+        c->ttl = ttl;
+        c->count = count;
     }
     H->route_lawn = lawn;
     return 0;
