@@ -382,8 +382,8 @@ TW_INLINE int arm(struct tw *tw, struct tw_timer *t, tw_time_t deadline)
  * documented one. */
 static TW_NOINLINE int start_slow(struct tw *tw, struct tw_timer *t, tw_time_t interval)
 {
-    if (TW_UNLIKELY(tw == NULL))
-        return TW_EINVAL;
+    if (TW_UNLIKELY(tw == NULL || t == NULL))
+        return TW_EINVAL; /* a NULL argument before anything else */
     if (TW_UNLIKELY(interval > tw->max_interval))
         return TW_ERANGE; /* even where the deadline would saturate */
     tw_time_t deadline = tw->now + interval;

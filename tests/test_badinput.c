@@ -110,6 +110,8 @@ static void case_null_args(struct ctx *c)
 
     BAD(tw_start(NULL, &x.node, 1), TW_EINVAL);
     BAD(tw_start(tw, NULL, 1), TW_EINVAL);
+    BAD(tw_start(tw, NULL, TW_TIME_MAX), TW_EINVAL); /* NULL first, even beyond MaxInterval */
+    BAD(tw_start(tw, NULL, 0), TW_EINVAL);
     BAD(tw_start(NULL, NULL, 1), TW_EINVAL);
     BAD(tw_start(NULL, pend, 100), TW_EINVAL);
     BAD(tw_start_at(NULL, &x.node, 1), TW_EINVAL);
