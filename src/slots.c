@@ -67,38 +67,6 @@ int tw_slots_check_bits(const struct tw_slots *s, struct tw_checker *c, const ch
     return 0;
 }
 
-tw_time_t tw_lists_min(struct tw_link *const *heads, unsigned k)
-{
-    struct tw_link *cur[TW_LANES], *end[TW_LANES];
-    unsigned live = 0;
-    for (unsigned j = 0; j < k; j++) {
-        if (!tw_list_empty(heads[j])) {
-            cur[live] = heads[j]->next;
-            end[live] = heads[j];
-            live++;
-        }
-    }
-    tw_time_t best = TW_TIME_MAX;
-    while (live > 0) {
-        for (unsigned j = 0; j < live;) {
-            struct tw_link *l = cur[j];
-            tw_time_t e = tw_of(l)->tw_expires;
-            if (e < best)
-                best = e;
-            l = l->next;
-            if (l == end[j]) { /* this list is done: the last takes its place */
-                live--;
-                cur[j] = cur[live];
-                end[j] = end[live];
-            } else {
-                cur[j] = l;
-                j++;
-            }
-        }
-    }
-    return best;
-}
-
 /* ------------------------------------------------ the earliest deadlines */
 
 _Static_assert(TW_MINCACHE_CAP <= 64, "the audit keeps one bit per entry");
@@ -122,9 +90,9 @@ static void set_max(struct tw_mincache *c) { c->max = c->m ? c->v[c->m - 1] : 0;
 void tw_mincache_put(struct tw_mincache *c, tw_time_t e)
 {
     uint32_t i = lower_bound(c, e);
+    /* Callers put only what goes in: below the last of a full cache (so
+     * i < m), or anything into one that is not full (i <= m < CAP). */
     uint32_t keep = c->m < TW_MINCACHE_CAP ? c->m : TW_MINCACHE_CAP - 1; /* full: the last goes */
-    if (i >= TW_MINCACHE_CAP)
-        return; /* not below the last of a full cache: outside it */
     memmove(&c->v[i + 1], &c->v[i], (keep - i) * sizeof c->v[0]);
     c->v[i] = e;
     c->m = keep + 1;

@@ -264,12 +264,6 @@ int tw_slots_init(struct tw *tw, struct tw_slots *s, uint32_t n, unsigned lshift
 void tw_slots_fini(struct tw *tw, struct tw_slots *s);
 int tw_slots_check_bits(const struct tw_slots *s, struct tw_checker *c, const char *who);
 
-/* The earliest deadline on the k <= TW_LANES lists heads[0..k), TW_TIME_MAX
- * if all are empty.  The lists are walked in turn, a node of each, so that
- * their cache misses overlap: a walk of one list is one dependent miss per
- * node. */
-tw_time_t tw_lists_min(struct tw_link *const *heads, unsigned k);
-
 /* The hot routines take the table's lane shift as an argument, always a
  * constant at the call (0 or TW_LANE_SHIFT, the one the table was made
  * with), so that they compile to straight code: at 10^6 timers a start or
@@ -387,7 +381,8 @@ void tw_mincache_expire(struct tw_mincache *c, tw_time_t now);
 void tw_mincache_clip(struct tw_mincache *c, tw_time_t t);
 
 /* Offer every deadline on the k <= TW_LANES lists heads[0..k) to c, the
- * lists walked in turn so that their misses overlap (as tw_lists_min). */
+ * lists walked in turn, a node of each, so that their misses overlap: a
+ * walk of one list is one dependent miss per node. */
 void tw_lists_offer(struct tw_link *const *heads, unsigned k, struct tw_mincache *c);
 
 /* tw_check(): call see() with every deadline the table holds, then end(),
