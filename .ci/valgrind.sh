@@ -6,7 +6,7 @@
 #
 # Runs, two at a time: twheel_tests api/cases/badinput (full), differential
 # (--steps 400 --seeds 1), twheel_hostile, twheel_fuzz_replay over
-# fuzz/corpus, twheel_soak 20000.
+# fuzz/corpus, twheel_soak 20000, twheel_mincache 20000.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TW_VALGRIND_BUILD_DIR:-$root/build-valgrind}
@@ -29,6 +29,7 @@ runs=(
   "$t/twheel_hostile all"
   "$build/fuzz/twheel_fuzz_replay $root/fuzz/corpus"
   "$t/twheel_soak 20000"
+  "$t/twheel_mincache 20000"
 )
 logdir=$(mktemp -d)
 trap 'rm -rf "$logdir"' EXIT

@@ -7,7 +7,8 @@
  * its audit fail, so the audit's reports are tested here, on caches
  * corrupted by hand.  Internal: it includes src/twheel_internal.h.
  *
- *   twheel_mincache            exit 0, or 1 with the first failure
+ *   twheel_mincache [steps]    exit 0, or 1 with the first failure
+ *                              (steps of the random test, default 200000)
  */
 #include "twheel_internal.h"
 
@@ -69,14 +70,14 @@ static int cmp_u64(const void *a, const void *b)
 /* Random starts, stops, expiries and clips against the model; the cache
  * must pass its audit after every step and, when known, hold the model's
  * smallest deadlines. */
-static void test_random(void)
+static void test_random(int steps)
 {
     struct tw_mincache c;
     struct model m = {{0}, 0};
     memset(&c, 0, sizeof c);
     char msg[200];
     tw_time_t now = 0;
-    for (int step = 0; step < 200000; step++) {
+    for (int step = 0; step < steps; step++) {
         uint64_t r = next();
         int op = (int)(r % 16);
         if (op < 7 && m.n < NMAX) { /* start: few distinct values, many repeats */
@@ -184,9 +185,10 @@ static void test_audit_reports(void)
     EXPECT(bad.m == c.m, "clip at the end of time");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_random();
+    int steps = argc > 1 ? atoi(argv[1]) : 200000;
+    test_random(steps > 0 ? steps : 200000);
     test_audit_reports();
     if (failures) {
         fprintf(stderr, "mincache: %d failure(s)\n", failures);
