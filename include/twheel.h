@@ -13,7 +13,7 @@
  * function that takes a callback and fails ever calls that callback.
  *
  * Sections: version, errors, types, configuration, facility, timers,
- * expiry, introspection.
+ * expiry, introspection, and the BSD callout interface.
  */
 #ifndef TWHEEL_H
 #define TWHEEL_H
@@ -212,10 +212,11 @@ TW_EXTERN void tw_timer_set_callback(struct tw_timer *timer, tw_callback *fn);
 /* Start `timer` to expire `interval` ticks after the facility's current time
  * (saturating at TW_TIME_MAX, never wrapping).  A pending timer is re-armed.
  * Interval 0 (or a deadline not after now) fires at the next tw_advance(),
- * even one from inside a callback's advance.  Returns 0, or TW_EINVAL,
- * TW_ENOTINIT, TW_EOWNER (pending on another facility), TW_ERANGE (wheel:
- * interval above MaxInterval) or TW_ENOMEM (heap growth); on error the timer
- * and the facility are as they were. */
+ * even one from inside a callback's advance.  Returns 0, or the first that
+ * applies of TW_EINVAL (NULL), TW_ENOTINIT, TW_EOWNER (pending on another
+ * facility), TW_ERANGE (wheel: interval above MaxInterval) and TW_ENOMEM
+ * (heap, lawn, hybrid: growth); on error the timer and the facility are as
+ * they were. */
 TW_EXTERN int tw_start(struct tw *tw, struct tw_timer *timer, tw_time_t interval);
 
 /* As tw_start(), with an absolute deadline.  A deadline at or before the
@@ -258,13 +259,16 @@ TW_EXTERN int tw_ttl_hint(struct tw *tw, tw_time_t ttl, enum tw_ttl_hint hint);
  * `now` is before the current time (nothing done), TW_EBUSY if called from
  * a callback of this facility, TW_EINVAL for NULL.
  *
- * Order of the callbacks of one advance: no order across deadlines is
- * promised.  Among timers with equal deadlines: start order (a re-armed
- * timer counts from its last start) for list, ordered, heap and wheel, and
- * for lawn (and hybrid's queues) within one TTL; no order for hashed,
- * hashed_sorted, hierarchical, hierarchical_coarse and hybrid's wheel,
- * whose slots deal their timers over several lists so that expiry keeps
- * several cache misses in flight (docs/design.md). */
+ * Order of the callbacks of one advance: timers started when already due
+ * (deadline at or before the current time) fire first, in start order.
+ * Then: ordered, heap and wheel fire in deadline order, equal deadlines in
+ * start order (a re-armed timer counts from its last start); list, hashed
+ * and hashed_sorted fire equal deadlines in start order and promise no
+ * order across deadlines; lawn (and hybrid's queues) fire one TTL's timers
+ * in start order; hierarchical, hierarchical_coarse and hybrid's wheel
+ * promise no order at all, not even among equal deadlines: their slots deal
+ * their timers over 8 lists, so that expiry keeps several cache misses in
+ * flight (docs/design.md, "Ready lanes"). */
 TW_EXTERN int64_t tw_advance(struct tw *tw, tw_time_t now);
 
 /* The event-flag form: as tw_advance(), but instead of running callbacks it
@@ -284,12 +288,15 @@ TW_EXTERN struct tw_timer *tw_get_expired(struct tw *tw);
  * deadline rounded up to its level's granularity (never early, by less than
  * 8/(S-2) of its interval), and this returns that rounded tick, the one at
  * which tw_advance() will fire it.  A timer already due (deadline at or
- * before tw_now()) gives its deadline.  Cost: O(1) to O(levels) bitmap
- * scans, except in hashed and hierarchical, whose unsorted slots do not
- * know their minimum: when the earliest timer is not in a one-tick slot
- * they walk a slot (hashed: slots up to the first due this revolution)
- * and keep its 64 earliest deadlines, so that a walk is paid once per 64
- * earliest timers that leave (stop or fire), not per call (docs/design.md,
+ * before tw_now()) gives its deadline.  Cost, besides a look at the lists
+ * of due timers: list O(n); ordered, heap O(1); wheel, hashed_sorted,
+ * hierarchical_coarse O(slots/64) bitmap scans (hashed_sorted: and the
+ * first occupied slot's head); lawn O(1) (O(TTLs) with TW_OPT_LAWN_SCAN);
+ * hashed and hierarchical O(1) while their cache of the 64 earliest
+ * deadlines holds, which a walk refills once 64 earliest timers have left
+ * (hierarchical: the first slot of the lowest level in use; hashed: slots
+ * up to the first due this revolution, then on until it knows 64, at most
+ * as far again); hybrid the earlier of its parts (docs/design.md,
  * "Earliest deadlines"). */
 TW_EXTERN int tw_next_expiry(struct tw *tw, tw_time_t *deadline);
 

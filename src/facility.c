@@ -382,8 +382,9 @@ TW_INLINE int arm(struct tw *tw, struct tw_timer *t, tw_time_t deadline)
  * documented one. */
 static TW_NOINLINE int start_slow(struct tw *tw, struct tw_timer *t, tw_time_t interval)
 {
-    if (TW_UNLIKELY(tw == NULL || t == NULL))
-        return TW_EINVAL; /* a NULL argument before anything else */
+    int rc = check_args(tw, t); /* EINVAL, ENOTINIT, EOWNER: as tw_start_at */
+    if (TW_UNLIKELY(rc))
+        return rc;
     if (TW_UNLIKELY(interval > tw->max_interval))
         return TW_ERANGE; /* even where the deadline would saturate */
     tw_time_t deadline = tw->now + interval;

@@ -415,6 +415,21 @@ static void case_range(struct ctx *c)
     BAD(tw_start_at(tw, &x.node, TW_TIME_MAX), TW_ERANGE);
     ASSERT_EQ_INT(tw_timer_pending(&x.node), 0);
     {
+        /* the node's errors come before the range's, for start as for
+         * start_at */
+        struct tw_timer junk;
+        memset(&junk, 0x5a, sizeof junk);
+        BAD(tw_start(tw, &junk, maxi + 1), TW_ENOTINIT);
+        BAD(tw_start_at(tw, &junk, now + maxi + 1), TW_ENOTINIT);
+        struct tw *other = NULL;
+        ASSERT_OK(tw_create(&other, &c->cfg));
+        ASSERT_OK(tw_start(other, &y.node, 1));
+        BAD(tw_start(tw, &y.node, maxi + 1), TW_EOWNER);
+        BAD(tw_start_at(tw, &y.node, now + maxi + 1), TW_EOWNER);
+        ASSERT_EQ_INT(tw_stop(other, &y.node), 1);
+        ASSERT_OK(tw_destroy(other));
+    }
+    {
         /* near the end of time the deadline would saturate into range:
          * the interval itself is still refused */
         struct tw_config hc = c->cfg;
