@@ -33,7 +33,8 @@
  * next_expiry must be exact, and an unsorted slot does not know its
  * minimum.  The earliest deadline is found by visiting occupied slots from
  * the cursor on and stopping at the first slot holding a timer due in this
- * revolution (that is then the minimum), 8 slots walked together so that
+ * revolution (that is then the minimum), slots walked in batches of 1, 2,
+ * 4, then 8 together so that
  * their misses overlap, and then on, at most as far again, until the 64
  * earliest are known.  The walk keeps the 64 earliest deadlines it saw
  * (struct tw_mincache), which stay exact through inserts, removals and

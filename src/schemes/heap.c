@@ -28,8 +28,9 @@
  * Memory: 40 bytes of node plus 16 bytes of array entry per timer; the array
  * doubles when full through the facility's allocator (amortised O(1), and a
  * failed growth makes tw_start() return TW_ENOMEM with nothing changed) and
- * halves when three quarters empty.  Timers in due order come out of one
- * advance in deadline order, FIFO among equals.
+ * halves when three quarters empty.  The timers it holds come out of one
+ * advance in deadline order, FIFO among equals, after any started already
+ * due (the core's list, which fires first).
  */
 #include "../twheel_internal.h"
 

@@ -62,8 +62,10 @@
  * deadlines: a slot's timers are dealt over 8 lanes, which expiry pops in
  * turn (docs/design.md, "Ready lanes").
  *
- * Memory: 16 bytes per slot and one bit, S * m slots: 11 KiB for the
- * default 64 x 11; nothing per timer beyond the 40-byte node.
+ * Memory: per slot 8 lane heads of 16 bytes, a byte of lane bits and a bit,
+ * S * m slots: 89 KiB for the default 64 x 11 (259 KiB for 256 x 8), and a
+ * 528-byte cache of earliest deadlines; nothing per timer beyond the 40-byte
+ * node.
  */
 #include "hier.h"
 

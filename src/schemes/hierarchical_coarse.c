@@ -41,8 +41,10 @@
  * tick.)  An advance to TW_TIME_MAX expires everything, including slots
  * whose rounded tick would lie past the end of time.
  *
- * Order: within one advance, slot by slot in level order; within a slot,
- * none (its timers are dealt over 8 lanes, popped in turn).  Memory: 16 bytes and a bit per slot, 21 KiB for 64 x 21.
+ * Order: none within one advance, not even among equal deadlines: every
+ * slot's timers are dealt over 8 lanes, and the lanes of all the slots
+ * taken are popped in turn.  Memory: per slot 8 lane heads of 16 bytes, a
+ * byte of lane bits and a bit: 169 KiB for 64 x 21.
  */
 #include "../twheel_internal.h"
 

@@ -17,8 +17,9 @@
  * count; a start of that TTL increments it, a start of another TTL that
  * hashes there replaces it with count 1.  When a TTL's count reaches the
  * threshold K (cfg.ttl_threshold, default 8), that start and every later
- * one of the TTL go to a Lawn queue, which lives until it empties (and the
- * count starts again).  So a TTL becomes a queue after K starts without a
+ * one of the TTL go to a Lawn queue, which lives until it empties; the next
+ * start of the TTL makes a new queue at once, unless another TTL has taken
+ * its candidate slot meanwhile (then its count starts again).  So a TTL becomes a queue after K starts without a
  * competing TTL in its slot: frequent TTLs are promoted at once, and 10^5
  * scattered TTLs keep evicting each other and stay in the wheel.  The
  * caller can override per TTL with tw_ttl_hint(): TW_TTL_QUEUE (a queue,

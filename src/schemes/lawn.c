@@ -41,7 +41,7 @@
  * list head, container_of) and promotes the next node; stopping any other
  * node is a plain unlink.
  *
- * Memory: the 40-byte node, and per distinct TTL a 48-byte queue, a 16-byte
+ * Memory: the 40-byte node, and per distinct TTL a 40-byte queue, a 16-byte
  * heap entry and a hash bucket; tables grow by doubling through the
  * facility's allocator (reserved before a start changes anything, so
  * TW_ENOMEM loses nothing) and shrink when a quarter full; up to 64

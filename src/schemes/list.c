@@ -11,7 +11,9 @@
  *
  *     START_TIMER            O(1)   append at the tail
  *     STOP_TIMER             O(1)   unlink (doubly linked)
- *     PER_TICK_BOOKKEEPING   O(n)   every advance walks all n timers
+ *     PER_TICK_BOOKKEEPING   O(n)   every advance that reaches the earliest
+ *                                   deadline walks all n timers (the others
+ *                                   compare with the horizon: O(1))
  *     next_expiry            O(n)   walk for the minimum
  *
  * Because one walk serves any gap, an advance over many ticks costs the same

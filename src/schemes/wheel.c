@@ -26,7 +26,8 @@
  * An advance visits only occupied slots between the old and the new time,
  * so a jump over many ticks costs O(occupied slots), and a jump of M or more
  * ticks expires every slot.  Within one advance, slots expire in deadline
- * order; within a slot, start order (FIFO).
+ * order; within a slot, start order (FIFO); timers started already due
+ * (on the core's list) fire before all of them.
  *
  * Memory: 16 bytes per slot plus one bit; 64 KiB for the default M = 4096.
  */
