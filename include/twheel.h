@@ -232,7 +232,7 @@ TW_EXTERN int tw_stop(struct tw *tw, struct tw_timer *timer);
 TW_EXTERN int tw_timer_pending(const struct tw_timer *timer);
 
 /* The node's absolute deadline; meaningful while pending and, after it
- * fired, the deadline it fired for. */
+ * fired, the deadline it fired for.  0 for NULL. */
 TW_EXTERN tw_time_t tw_timer_deadline(const struct tw_timer *timer);
 
 /* How the lawn and hybrid schemes treat one TTL (interval). */
@@ -306,7 +306,7 @@ TW_EXTERN int tw_next_expiry(struct tw *tw, tw_time_t *deadline);
 TW_EXTERN size_t tw_count(const struct tw *tw);
 /* The facility's current time: the last `now` given to tw_advance(). */
 TW_EXTERN tw_time_t tw_now(const struct tw *tw);
-/* The facility's scheme. */
+/* The facility's scheme; TW_SCHEME_COUNT (no scheme) for NULL. */
 TW_EXTERN enum tw_scheme tw_get_scheme(const struct tw *tw);
 /* Bytes the facility holds through its allocator (tables, heap arrays),
  * excluding the caller's timer nodes. */

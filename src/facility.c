@@ -575,7 +575,7 @@ int tw_next_expiry(struct tw *tw, tw_time_t *deadline)
 
 size_t tw_count(const struct tw *tw) { return tw ? tw->count : 0; }
 tw_time_t tw_now(const struct tw *tw) { return tw ? tw->now : 0; }
-enum tw_scheme tw_get_scheme(const struct tw *tw) { return tw ? tw->scheme : TW_LIST; }
+enum tw_scheme tw_get_scheme(const struct tw *tw) { return tw ? tw->scheme : TW_SCHEME_COUNT; }
 size_t tw_memory(const struct tw *tw) { return tw ? tw->memory : 0; }
 tw_time_t tw_max_interval(const struct tw *tw) { return tw ? tw->max_interval : 0; }
 

@@ -137,6 +137,23 @@ static void case_null_args(struct ctx *c)
     ASSERT_EQ_INT(tw_timer_pending(NULL), 0);
     tw_timer_init(NULL, tt_cb);          /* no crash */
     tw_timer_set_callback(NULL, tt_cb);  /* no crash */
+    ASSERT_EQ_U64(tw_timer_deadline(NULL), 0);
+    ASSERT_EQ_INT((int)tw_get_scheme(NULL), (int)TW_SCHEME_COUNT);
+    ASSERT_EQ_INT((int)tw_get_scheme(tw), (int)c->scheme);
+    {
+        /* a node never initialised: set_callback leaves it alone */
+        struct tw_timer junk, copy;
+        memset(&junk, 0x5a, sizeof junk);
+        copy = junk;
+        tw_timer_set_callback(&junk, tt_cb);
+        ASSERT_EQ_INT(memcmp(&junk, &copy, sizeof junk), 0);
+    }
+    /* tw_ttl_hint: bad arguments, and schemes without TTL queues */
+    BAD(tw_ttl_hint(NULL, 5, TW_TTL_QUEUE), TW_EINVAL);
+    BAD(tw_ttl_hint(tw, 0, TW_TTL_QUEUE), TW_EINVAL);
+    BAD(tw_ttl_hint(tw, 5, (enum tw_ttl_hint)7), TW_EINVAL);
+    if (c->scheme != TW_LAWN && c->scheme != TW_HYBRID)
+        BAD(tw_ttl_hint(tw, 5, TW_TTL_QUEUE), TW_EINVAL);
     bg_verify(tw, &b);
     RETURN_IF_FAILED();
     /* tw_check() with no room for a message */
