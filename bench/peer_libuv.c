@@ -35,52 +35,12 @@
 #define _GNU_SOURCE
 
 #include "bench.h"
+#include "countalloc.h"
 
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
-
-/* ------------------------------------------------- counting allocator */
-
-static size_t live_bytes;
-
-static void *cnt_malloc(size_t size)
-{
-    void *p = malloc(size);
-    if (p)
-        live_bytes += malloc_usable_size(p);
-    return p;
-}
-
-static void *cnt_calloc(size_t count, size_t size)
-{
-    void *p = calloc(count, size);
-    if (p)
-        live_bytes += malloc_usable_size(p);
-    return p;
-}
-
-static void *cnt_realloc(void *ptr, size_t size)
-{
-    size_t old = ptr ? malloc_usable_size(ptr) : 0;
-    void *p = realloc(ptr, size);
-    if (p) {
-        live_bytes -= old;
-        live_bytes += malloc_usable_size(p);
-    } else if (size == 0) {
-        live_bytes -= old;
-    }
-    return p;
-}
-
-static void cnt_free(void *ptr)
-{
-    if (ptr)
-        live_bytes -= malloc_usable_size(ptr);
-    free(ptr);
-}
 
 /* ------------------------------------------------------------ driver */
 
@@ -170,7 +130,7 @@ static size_t drv_node_bytes(void) { return sizeof(uv_timer_t); }
 static size_t drv_facility_bytes(struct drv *d)
 {
     (void)d;
-    return sizeof(uv_loop_t) + live_bytes;
+    return sizeof(uv_loop_t) + cnt_live_bytes;
 }
 
 static void drv_check(struct drv *d, const char *when)
