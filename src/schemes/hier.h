@@ -16,8 +16,7 @@ struct hier_state {
     unsigned levels;            /* m */
     uint32_t S, mask;
     struct tw_mincache min;
-    uint8_t level_of_msb[64];   /* msb of (e ^ now) -> level */
-    uint8_t shift_of_msb[64];   /*   ... -> level * B */
+    uint8_t shift_of_msb[64];   /* msb of (e ^ now) -> level * B */
     uint16_t base_of_msb[64];   /*   ... -> level * S, its first slot */
 };
 

@@ -89,7 +89,6 @@ int tw_hier_setup(struct tw *tw, struct hier_state *h, uint32_t slots)
     h->mask = slots - 1;
     for (unsigned b = 0; b < 64; b++) {
         unsigned lvl = b / h->bits;
-        h->level_of_msb[b] = (uint8_t)lvl;
         h->shift_of_msb[b] = (uint8_t)(lvl * h->bits);
         h->base_of_msb[b] = (uint16_t)(lvl << h->bits);
     }
@@ -204,7 +203,7 @@ int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c)
             if (rc)
                 break;
             tw_time_t e = t->tw_expires;
-            unsigned want = h->level_of_msb[63 - tw_clz64(e ^ tw->now)];
+            unsigned want = h->shift_of_msb[63 - tw_clz64(e ^ tw->now)] / h->bits;
             size_t slot = (size_t)((e >> (want * h->bits)) & h->mask);
             if (want != lvl || slot != (i & h->mask))
                 rc = tw_fail(c, "hierarchical: deadline %llu at level %u slot %u, "

@@ -143,7 +143,7 @@ static void hybrid_remove(struct tw *tw, struct tw_timer *t)
     struct hybrid_state *H = HYB(tw);
     if (t->tw_flags & HYB_F_LAWN) {
         t->tw_flags &= ~HYB_F_LAWN;
-        tw_lawn_remove_fast(tw, &H->lawn, t);
+        tw_lawn_remove(tw, &H->lawn, t);
     } else {
         tw_hier_remove(&H->wheel, t);
     }

@@ -318,13 +318,9 @@ void tw_lawn_insert(struct tw *tw, struct lawn_state *L, struct lawn_q *q, struc
     }
 }
 
-void tw_lawn_remove(struct tw *tw, struct lawn_state *L, struct tw_timer *t)
+void tw_lawn_remove_head(struct tw *tw, struct lawn_state *L, struct tw_timer *t)
 {
     struct tw_link *l = &t->tw_u.link;
-    if (!(t->tw_flags & LAWN_F_HEAD)) {
-        tw_list_del(l);
-        return;
-    }
     struct lawn_q *q = q_of(l->prev);
     tw_list_del(l);
     t->tw_flags &= ~LAWN_F_HEAD;
@@ -544,7 +540,7 @@ static void lawn_insert(struct tw *tw, struct tw_timer *t)
     tw_lawn_insert(tw, L, tw_lawn_get(tw, L, t->tw_expires - tw->now), t);
 }
 
-static void lawn_remove(struct tw *tw, struct tw_timer *t) { tw_lawn_remove_fast(tw, LAWN(tw), t); }
+static void lawn_remove(struct tw *tw, struct tw_timer *t) { tw_lawn_remove(tw, LAWN(tw), t); }
 
 static void lawn_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
 {

@@ -42,17 +42,20 @@ struct lawn_q *tw_lawn_lookup(const struct lawn_state *L, tw_time_t ttl);
 int tw_lawn_reserve(struct tw *tw, struct lawn_state *L, tw_time_t ttl);
 struct lawn_q *tw_lawn_get(struct tw *tw, struct lawn_state *L, tw_time_t ttl);
 void tw_lawn_insert(struct tw *tw, struct lawn_state *L, struct lawn_q *q, struct tw_timer *t);
-void tw_lawn_remove(struct tw *tw, struct lawn_state *L, struct tw_timer *t);
+/* Stop of a queue's head (LAWN_F_HEAD): the next timer becomes the head,
+ * or the queue empties and may be reclaimed. */
+void tw_lawn_remove_head(struct tw *tw, struct lawn_state *L, struct tw_timer *t);
 void tw_lawn_collect(struct tw *tw, struct lawn_state *L, tw_time_t now, struct tw_ready *out);
 int tw_lawn_next(struct tw *tw, struct lawn_state *L, tw_time_t *out);
-/* Stop's fast path: a timer that is not its queue's head is unlinked and
- * nothing else changes (its queue stays non-empty, its head the same). */
-TW_INLINE void tw_lawn_remove_fast(struct tw *tw, struct lawn_state *L, struct tw_timer *t)
+/* Stop: a timer that is not its queue's head is unlinked and nothing else
+ * changes (its queue stays non-empty, its head the same); inline, as the
+ * wheel's stop is. */
+TW_INLINE void tw_lawn_remove(struct tw *tw, struct lawn_state *L, struct tw_timer *t)
 {
     if (TW_LIKELY(!(t->tw_flags & LAWN_F_HEAD)))
         tw_list_del(&t->tw_u.link);
     else
-        tw_lawn_remove(tw, L, t);
+        tw_lawn_remove_head(tw, L, t);
 }
 int tw_lawn_check(struct tw *tw, struct lawn_state *L, struct tw_checker *c, uint32_t flag);
 int tw_lawn_hint(struct tw *tw, struct lawn_state *L, tw_time_t ttl, int hint);
