@@ -343,11 +343,10 @@ TW_INLINE int check_args(const struct tw *tw, const struct tw_timer *t)
     return 0;
 }
 
+/* Start at an absolute deadline, the arguments already checked. */
 TW_INLINE int arm(struct tw *tw, struct tw_timer *t, tw_time_t deadline)
 {
-    int rc = check_args(tw, t);
-    if (TW_UNLIKELY(rc))
-        return rc;
+    int rc;
     bool late = deadline <= tw->now;
     if (!late) {
         if (TW_UNLIKELY(deadline - tw->now > tw->max_interval))
@@ -430,6 +429,9 @@ int tw_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
 
 int tw_start_at(struct tw *tw, struct tw_timer *t, tw_time_t deadline)
 {
+    int rc = check_args(tw, t);
+    if (TW_UNLIKELY(rc))
+        return rc;
     return arm(tw, t, deadline);
 }
 
