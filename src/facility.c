@@ -27,6 +27,7 @@
  * node after passing it to its callback.
  */
 #include "twheel_internal.h"
+#include "schemes/hier.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -331,6 +332,19 @@ TW_INLINE void detach(struct tw *tw, struct tw_timer *t)
         tw_list_del(&t->tw_u.link);
 }
 
+/* detach(), with the default scheme's remove compiled in when `hier` (a
+ * constant at each call) is true: the hierarchical wheel never keeps a
+ * timer late. */
+TW_INLINE void detach_as(struct tw *tw, struct tw_timer *t, bool hier)
+{
+    if (!hier)
+        detach(tw, t);
+    else if (t->tw_expires > tw->now)
+        tw_hier_remove(TW_STATE(tw, struct hier_state), t);
+    else
+        tw_list_del(&t->tw_u.link);
+}
+
 /* Argument checks shared by start and stop: 0 or an error. */
 TW_INLINE int check_args(const struct tw *tw, const struct tw_timer *t)
 {
@@ -398,12 +412,14 @@ static TW_NOINLINE int start_slow(struct tw *tw, struct tw_timer *t, tw_time_t i
  * does in that case, with one load and compare of the node's state word in
  * place of the separate checks.  At 10^6 timers a start waits on a miss on
  * the node, and the fewer instructions it takes the more of those misses
- * overlap (docs/design.md, "Short paths").
+ * overlap (docs/design.md, "Short paths").  `hier` is a constant at each
+ * call: true compiles the default scheme's insert and remove in place of
+ * the calls through tw->insert and tw->remove, as a kernel's wheel has no
+ * indirection at all.
  */
-int tw_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+TW_INLINE int start_fast(struct tw *tw, struct tw_timer *t, tw_time_t interval, bool hier)
 {
-    if (TW_UNLIKELY(tw == NULL || t == NULL || interval - 1 >= tw->max_interval ||
-                    tw->now == TW_TIME_MAX))
+    if (TW_UNLIKELY(t == NULL || interval - 1 >= tw->max_interval || tw->now == TW_TIME_MAX))
         return start_slow(tw, t, interval); /* interval 0 wraps: slow too */
     tw_time_t deadline = tw->now + interval;
     if (deadline < tw->now)
@@ -412,19 +428,31 @@ int tw_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
     bool pending = w == tw->word_mine;
     if (TW_UNLIKELY(!pending && w != tw_node_word_of(TW_MAGIC, 0)))
         return start_slow(tw, t, interval);
-    if (tw->reserve) {
+    if (!hier && tw->reserve) {
         int rc = tw->reserve(tw, deadline);
         if (TW_UNLIKELY(rc))
             return rc;
     }
     if (pending)
-        detach(tw, t);
+        detach_as(tw, t, hier);
     else
         tw->count++;
     t->tw_expires = deadline;
     memcpy(&t->tw_flags, &tw->word_mine, sizeof tw->word_mine);
-    tw->insert(tw, t);
+    if (hier)
+        (void)tw_hier_insert(tw, TW_STATE(tw, struct hier_state), t);
+    else
+        tw->insert(tw, t);
     return 0;
+}
+
+int tw_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    if (TW_UNLIKELY(tw == NULL))
+        return start_slow(tw, t, interval);
+    if (TW_LIKELY(tw->scheme == TW_HIERARCHICAL))
+        return start_fast(tw, t, interval, true);
+    return start_fast(tw, t, interval, false);
 }
 
 int tw_start_at(struct tw *tw, struct tw_timer *t, tw_time_t deadline)
@@ -450,18 +478,27 @@ static TW_NOINLINE int stop_slow(struct tw *tw, struct tw_timer *t)
 }
 
 /* The fast path: a node pending here (one load and compare of its state
- * word); everything else, stop_slow(). */
-int tw_stop(struct tw *tw, struct tw_timer *t)
+ * word); everything else, stop_slow().  `hier` as for start_fast(). */
+TW_INLINE int stop_fast(struct tw *tw, struct tw_timer *t, bool hier)
 {
-    if (TW_UNLIKELY(tw == NULL || t == NULL))
+    if (TW_UNLIKELY(t == NULL))
         return TW_EINVAL;
     if (TW_UNLIKELY((tw_node_word(t) & ~tw_node_word_of(SCHEME_BITS, 0)) != tw->word_mine))
         return stop_slow(tw, t);
-    detach(tw, t);
+    detach_as(tw, t, hier);
     uint64_t idle = tw_node_word_of(TW_MAGIC, 0);
     memcpy(&t->tw_flags, &idle, sizeof idle);
     tw->count--;
     return 1;
+}
+
+int tw_stop(struct tw *tw, struct tw_timer *t)
+{
+    if (TW_UNLIKELY(tw == NULL))
+        return TW_EINVAL;
+    if (TW_LIKELY(tw->scheme == TW_HIERARCHICAL))
+        return stop_fast(tw, t, true);
+    return stop_fast(tw, t, false);
 }
 
 int tw_ttl_hint(struct tw *tw, tw_time_t ttl, enum tw_ttl_hint hint)
