@@ -27,7 +27,7 @@
  * node after passing it to its callback.
  */
 #include "twheel_internal.h"
-#include "schemes/hier.h"
+#include "schemes/hybrid.h" /* and hier.h, lawn.h */
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -332,17 +332,27 @@ TW_INLINE void detach(struct tw *tw, struct tw_timer *t)
         tw_list_del(&t->tw_u.link);
 }
 
-/* detach(), with the default scheme's remove compiled in when `hier` (a
- * constant at each call) is true: the hierarchical wheel never keeps a
- * timer late. */
-TW_INLINE void detach_as(struct tw *tw, struct tw_timer *t, bool hier)
+/* The schemes whose start or stop the fast paths compile in place, and
+ * the rest (called through tw->insert and tw->remove).  The hierarchical
+ * wheel is the default scheme; Lawn and the hybrid are here for their stop
+ * (issue 4 compares it with the wheel's).  None of them keeps a timer
+ * late. */
+enum inl { INL_NONE, INL_HIER, INL_LAWN, INL_HYBRID };
+
+/* detach(), with the scheme's remove in place when `k` (a constant at each
+ * call) names one. */
+TW_INLINE void detach_as(struct tw *tw, struct tw_timer *t, enum inl k)
 {
-    if (!hier)
+    if (k == INL_NONE)
         detach(tw, t);
-    else if (t->tw_expires > tw->now)
-        tw_hier_remove(TW_STATE(tw, struct hier_state), t);
-    else
+    else if (t->tw_expires <= tw->now)
         tw_list_del(&t->tw_u.link);
+    else if (k == INL_HIER)
+        tw_hier_remove(TW_STATE(tw, struct hier_state), t);
+    else if (k == INL_LAWN)
+        tw_lawn_remove(tw, TW_STATE(tw, struct lawn_state), t);
+    else
+        tw_hybrid_remove(tw, t);
 }
 
 /* Argument checks shared by start and stop: 0 or an error. */
@@ -434,7 +444,7 @@ TW_INLINE int start_fast(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
             return rc;
     }
     if (pending)
-        detach_as(tw, t, hier);
+        detach_as(tw, t, hier ? INL_HIER : INL_NONE);
     else
         tw->count++;
     t->tw_expires = deadline;
@@ -478,14 +488,14 @@ static TW_NOINLINE int stop_slow(struct tw *tw, struct tw_timer *t)
 }
 
 /* The fast path: a node pending here (one load and compare of its state
- * word); everything else, stop_slow().  `hier` as for start_fast(). */
-TW_INLINE int stop_fast(struct tw *tw, struct tw_timer *t, bool hier)
+ * word); everything else, stop_slow().  `k` as for detach_as(). */
+TW_INLINE int stop_fast(struct tw *tw, struct tw_timer *t, enum inl k)
 {
     if (TW_UNLIKELY(t == NULL))
         return TW_EINVAL;
     if (TW_UNLIKELY((tw_node_word(t) & ~tw_node_word_of(SCHEME_BITS, 0)) != tw->word_mine))
         return stop_slow(tw, t);
-    detach_as(tw, t, hier);
+    detach_as(tw, t, k);
     uint64_t idle = tw_node_word_of(TW_MAGIC, 0);
     memcpy(&t->tw_flags, &idle, sizeof idle);
     tw->count--;
@@ -496,9 +506,16 @@ int tw_stop(struct tw *tw, struct tw_timer *t)
 {
     if (TW_UNLIKELY(tw == NULL))
         return TW_EINVAL;
-    if (TW_LIKELY(tw->scheme == TW_HIERARCHICAL))
-        return stop_fast(tw, t, true);
-    return stop_fast(tw, t, false);
+    switch (tw->scheme) {
+    case TW_HIERARCHICAL:
+        return stop_fast(tw, t, INL_HIER);
+    case TW_LAWN:
+        return stop_fast(tw, t, INL_LAWN);
+    case TW_HYBRID:
+        return stop_fast(tw, t, INL_HYBRID);
+    default:
+        return stop_fast(tw, t, INL_NONE);
+    }
 }
 
 int tw_ttl_hint(struct tw *tw, tw_time_t ttl, enum tw_ttl_hint hint)

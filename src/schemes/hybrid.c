@@ -35,29 +35,7 @@
  * Memory: the 40-byte node; the wheel's 90 KiB (default 64 x 11) plus
  * 4 KiB of candidates plus Lawn's per-TTL tables.
  */
-#include "hier.h"
-#include "lawn.h"
-
-#define HYB_F_LAWN TW_F_SCHEME2   /* node is in a Lawn queue */
-#define HYB_CANDIDATES 256u
-#define HYB_DEFAULT_K 8u
-
-struct hybrid_cand {
-    tw_time_t ttl;
-    uint32_t count;
-};
-
-struct hybrid_state {
-    struct lawn_state lawn;
-    struct hier_state wheel;
-    uint32_t threshold;
-    bool route_lawn;            /* reserve's decision, for insert */
-    tw_time_t wheel_horizon;    /* each part's own: collect only the parts */
-    tw_time_t lawn_horizon;     /* that can have work; tw->horizon is the min */
-    struct hybrid_cand cand[HYB_CANDIDATES];
-};
-
-#define HYB(tw) TW_STATE(tw, struct hybrid_state)
+#include "hybrid.h"
 
 static int hybrid_validate(const struct tw_config *cfg)
 {
@@ -138,16 +116,7 @@ static void hybrid_insert(struct tw *tw, struct tw_timer *t)
     }
 }
 
-static void hybrid_remove(struct tw *tw, struct tw_timer *t)
-{
-    struct hybrid_state *H = HYB(tw);
-    if (t->tw_flags & HYB_F_LAWN) {
-        t->tw_flags &= ~HYB_F_LAWN;
-        tw_lawn_remove(tw, &H->lawn, t);
-    } else {
-        tw_hier_remove(&H->wheel, t);
-    }
-}
+static void hybrid_remove(struct tw *tw, struct tw_timer *t) { tw_hybrid_remove(tw, t); }
 
 static void hybrid_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
 {

@@ -1,0 +1,44 @@
+/*
+ * hybrid.h -- the hybrid's state (hybrid.c), and its stop inline, so that
+ * tw_stop() can compile it in place as it does the wheel's (facility.c).
+ */
+#ifndef TW_HYBRID_H
+#define TW_HYBRID_H
+
+#include "hier.h"
+#include "lawn.h"
+
+#define HYB_F_LAWN TW_F_SCHEME2   /* node is in a Lawn queue */
+#define HYB_CANDIDATES 256u
+#define HYB_DEFAULT_K 8u
+
+struct hybrid_cand {
+    tw_time_t ttl;
+    uint32_t count;
+};
+
+struct hybrid_state {
+    struct lawn_state lawn;
+    struct hier_state wheel;
+    uint32_t threshold;
+    bool route_lawn;            /* reserve's decision, for insert */
+    tw_time_t wheel_horizon;    /* each part's own: collect only the parts */
+    tw_time_t lawn_horizon;     /* that can have work; tw->horizon is the min */
+    struct hybrid_cand cand[HYB_CANDIDATES];
+};
+
+#define HYB(tw) TW_STATE(tw, struct hybrid_state)
+
+/* Stop: a node flag says which part holds the timer. */
+TW_INLINE void tw_hybrid_remove(struct tw *tw, struct tw_timer *t)
+{
+    struct hybrid_state *H = HYB(tw);
+    if (t->tw_flags & HYB_F_LAWN) {
+        t->tw_flags &= ~HYB_F_LAWN;
+        tw_lawn_remove(tw, &H->lawn, t);
+    } else {
+        tw_hier_remove(&H->wheel, t);
+    }
+}
+
+#endif
