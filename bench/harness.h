@@ -12,6 +12,7 @@
 
 #define TARGETS_MAX 16
 #define X_MAX 16
+#define ROUNDS_MAX 15
 #define SERIES_MAX 28
 
 enum peer_id { PEER_NONE, PEER_LIBEV, PEER_LIBUV, PEER_LIBEVENT };
@@ -37,6 +38,8 @@ struct cell {
     int reps;
     double ns[WINDOWS_MAX];
     double med, min, max;
+    int rounds;            /* --rounds: how many times the cell ran */
+    double round_med[ROUNDS_MAX]; /* the median of each round */
     double bytes_per_timer;
     uint64_t lo, hi;       /* intervals used */
     double seconds;        /* wall time the whole run took */

@@ -89,7 +89,16 @@ static void json_cell(FILE *f, int *first, const struct series *s, int xi, int t
         fprintf(f, "%s", i ? ", " : "");
         json_num(f, c->ns[i]);
     }
-    fprintf(f, "], \"ops_per_window\": %llu",
+    fprintf(f, "]");
+    if (c->rounds > 1) {
+        fprintf(f, ", \"round_medians\": [");
+        for (int i = 0; i < c->rounds; i++) {
+            fprintf(f, "%s", i ? ", " : "");
+            json_num(f, c->round_med[i]);
+        }
+        fprintf(f, "]");
+    }
+    fprintf(f, ", \"ops_per_window\": %llu",
             (unsigned long long)(second ? r->ops2 : r->ops));
     fprintf(f, ", \"interval_lo\": %llu, \"interval_hi\": %llu", (unsigned long long)c->lo,
             (unsigned long long)c->hi);

@@ -273,6 +273,9 @@ static struct {
     const char *out;
     int have_out;
     int n_given;
+    int rounds;
+    char ratio[8][2][32]; /* --ratio A/B: numerator and denominator names */
+    int nratio;
 } opt;
 
 static int g_tty;
@@ -293,6 +296,11 @@ static void usage(FILE *f)
             "                          1e7 on request)\n"
             "  --reps K                measured windows after one warm-up (default 5 below\n"
             "                          n = 1e6, 3 from 1e6 on)\n"
+            "  --ratio A/B[,C/D]       also print target A's figure over B's at every n (with\n"
+            "                          --rounds: the median of the ratios within a round)\n"
+            "  --rounds R              run every cell R times (at most 15), the targets in\n"
+            "                          turn, and report medians of the rounds and of the\n"
+            "                          ratios within a round (default 1)\n"
             "  --quick                 n = 1e3 and 1e4, 3 repetitions (CI: under 30 s)\n"
             "  --out DIR               write twbench.json, SVG plots and report.html to DIR\n"
             "                          (default ./twbench-report; --out '' writes none)\n"
@@ -450,6 +458,17 @@ static void add_n(const char *text)
     opt.n[opt.nn++] = (size_t)v;
 }
 
+static void add_ratio(const char *item)
+{
+    const char *slash = strchr(item, '/');
+    if (slash == NULL || slash == item || !slash[1] || opt.nratio == 8 ||
+        (size_t)(slash - item) >= sizeof opt.ratio[0][0] || strlen(slash + 1) >= sizeof opt.ratio[0][1])
+        usage_error("bad --ratio '%s': want TARGET/TARGET (at most 8)", item);
+    snprintf(opt.ratio[opt.nratio][0], sizeof opt.ratio[0][0], "%.*s", (int)(slash - item), item);
+    snprintf(opt.ratio[opt.nratio][1], sizeof opt.ratio[0][1], "%s", slash + 1);
+    opt.nratio++;
+}
+
 static int cmp_size(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
@@ -471,7 +490,7 @@ static void parse_args(int argc, char **argv)
         memcpy(name, a, len);
         name[len] = '\0';
         int takes = !strcmp(name, "--workload") || !strcmp(name, "--scheme") ||
-                    !strcmp(name, "--n") || !strcmp(name, "--reps") ||
+                    !strcmp(name, "--n") || !strcmp(name, "--reps") || !strcmp(name, "--rounds") || !strcmp(name, "--ratio") ||
                     !strcmp(name, "--json") || !strcmp(name, "--seed") || !strcmp(name, "--out");
         if (takes) {
             if (eq)
@@ -497,6 +516,14 @@ static void parse_args(int argc, char **argv)
             if (*val == '\0' || *end || k < 1 || k > WINDOWS_MAX - 1)
                 usage_error("bad --reps '%s': want 1 to %d", val, WINDOWS_MAX - 1);
             ropt.reps = (int)k;
+        } else if (!strcmp(name, "--ratio")) {
+            each_item(val, add_ratio);
+        } else if (!strcmp(name, "--rounds")) {
+            char *end;
+            long k = strtol(val, &end, 10);
+            if (*val == '\0' || *end || k < 1 || k > ROUNDS_MAX)
+                usage_error("bad --rounds '%s': want 1 to %d", val, ROUNDS_MAX);
+            opt.rounds = (int)k;
         } else if (!strcmp(name, "--json"))
             opt.json = val;
         else if (!strcmp(name, "--out")) {
@@ -519,6 +546,8 @@ static void parse_args(int argc, char **argv)
         } else
             usage_error("unknown option '%s'", a);
     }
+    if (opt.rounds == 0)
+        opt.rounds = 1;
     if (opt.nsel == 0)
         add_workload("all");
     if (opt.nn == 0) {
@@ -846,9 +875,11 @@ static void fill_cell(struct cell *c, const struct wl_result *res, int reps, int
 
 static struct wl_result g_res[WINDOWS_MAX];
 
-/* Run one (workload, n, D, target) into c1 (and c2, the second figure). */
-static void run_cell(const struct wdef *wd, size_t n, uint32_t D, int ti, struct cell *c1,
-                     struct cell *c2)
+/* Run one (workload, n, D, target) into c1 (and c2, the second figure).
+ * Returns 1 when the figures were copied from a point measured under
+ * another name instead (home: the cell being filled, never a source). */
+static int run_cell(const struct wdef *wd, size_t n, uint32_t D, int ti, struct cell *c1,
+                    struct cell *c2, const struct cell *home)
 {
     struct target *t = &targets[ti];
     struct wl_spec spec;
@@ -862,7 +893,7 @@ static void run_cell(const struct wdef *wd, size_t n, uint32_t D, int ti, struct
             c2->state = st;
             c2->why = why;
         }
-        return;
+        return 0;
     }
     /* A ttl point already measured under another name (ttl-8 at the sweep's
      * n is the sweep's D = 8): same seed, same figures. */
@@ -873,11 +904,11 @@ static void run_cell(const struct wdef *wd, size_t n, uint32_t D, int ti, struct
                 continue;
             for (int xi = 0; xi < s->nx; xi++)
                 if (s->n[xi] == n && s->d[xi] == D && s->cell[xi][ti].state == CELL_OK &&
-                    &s->cell[xi][ti] != c1) {
+                    &s->cell[xi][ti] != home) {
                     *c1 = s->cell[xi][ti];
                     if (c2)
                         *c2 = (s + 1)->cell[xi][ti]; /* its -stop series follows it */
-                    return;
+                    return 1;
                 }
         }
     }
@@ -893,6 +924,29 @@ static void run_cell(const struct wdef *wd, size_t n, uint32_t D, int ti, struct
     fill_cell(c1, g_res, spec.reps, 0, &spec, secs);
     if (c2)
         fill_cell(c2, g_res, spec.reps, 1, &spec, secs);
+    return 0;
+}
+
+/* Fold round r's result c into the cell h: round 0 is taken whole; later
+ * rounds add their median, and the cell's median becomes the median of the
+ * rounds' medians, its min and max the extremes of all windows. */
+static void merge_round(struct cell *h, const struct cell *c, int r)
+{
+    if (r == 0 || c->state != CELL_OK || h->state != CELL_OK) {
+        *h = *c;
+        h->rounds = c->state == CELL_OK ? 1 : 0;
+        h->round_med[0] = c->med;
+        return;
+    }
+    h->round_med[h->rounds++] = c->med;
+    double m[ROUNDS_MAX];
+    memcpy(m, h->round_med, (size_t)h->rounds * sizeof m[0]);
+    double mn, mx;
+    stats(m, h->rounds, &h->med, &mn, &mx);
+    h->min = c->min < h->min ? c->min : h->min;
+    h->max = c->max > h->max ? c->max : h->max;
+    h->seconds += c->seconds;
+    h->last = c->last;
 }
 
 static void run_wdef(int w)
@@ -931,11 +985,28 @@ static void run_wdef(int w)
     }
     for (int xi = 0; xi < npts; xi++) {
         uint64_t t1 = bench_now_ns();
-        for (int ti = 0; ti < ntargets; ti++) {
-            if (sweep && !is_sweep_target(&targets[ti]))
-                continue;
-            run_cell(wd, s1->n[xi], s1->d[xi], ti, &s1->cell[xi][ti],
-                     s2 ? &s2->cell[xi][ti] : NULL);
+        /* --rounds R: the targets run R times, in turn, forwards in even
+         * rounds and backwards in odd ones, so that a drift of the machine
+         * (a neighbour's load) falls on all of them alike; each cell keeps
+         * the median of every round, and the ratios in the table are the
+         * medians of the ratios within a round (print_series). */
+        for (int r = 0; r < opt.rounds; r++) {
+            for (int k = 0; k < ntargets; k++) {
+                int ti = r & 1 ? ntargets - 1 - k : k;
+                if (sweep && !is_sweep_target(&targets[ti]))
+                    continue;
+                struct cell *h1 = &s1->cell[xi][ti], *h2 = s2 ? &s2->cell[xi][ti] : NULL;
+                struct cell c1 = *h1, c2 = h2 ? *h2 : c1;
+                if (run_cell(wd, s1->n[xi], s1->d[xi], ti, &c1, h2 ? &c2 : NULL, h1)) {
+                    *h1 = c1; /* copied whole, rounds and all */
+                    if (h2)
+                        *h2 = c2;
+                    continue;
+                }
+                merge_round(h1, &c1, r);
+                if (h2)
+                    merge_round(h2, &c2, r);
+            }
         }
         if (!g_tty) {
             if (sweep)
@@ -1388,6 +1459,44 @@ static int series_has_target(const struct series *s, int ti)
     return 0;
 }
 
+/* a / b for one point: with rounds, the median of the ratios within a
+ * round and their range; 0 when either is missing. */
+static double paired_ratio(const struct cell *a, const struct cell *b, double *lo, double *hi)
+{
+    if (a->state != CELL_OK || b->state != CELL_OK || a->med <= 0 || b->med <= 0)
+        return 0;
+    if (a->rounds > 1 && a->rounds == b->rounds) {
+        double q[ROUNDS_MAX], med;
+        for (int r = 0; r < a->rounds; r++)
+            q[r] = a->round_med[r] / b->round_med[r];
+        stats(q, a->rounds, &med, lo, hi);
+        return med;
+    }
+    *lo = *hi = a->med / b->med;
+    return *lo;
+}
+
+/* The --ratio lines under a table. */
+static void print_ratios(const struct series *s)
+{
+    char nb[32];
+    for (int k = 0; k < opt.nratio; k++) {
+        int a = target_index(opt.ratio[k][0]), b = target_index(opt.ratio[k][1]);
+        if (a < 0 || b < 0 || !series_has_target(s, a) || !series_has_target(s, b))
+            continue;
+        printf("   %s / %s:", targets[a].name, targets[b].name);
+        for (int xi = 0; xi < s->nx; xi++) {
+            double lo, hi, r = paired_ratio(&s->cell[xi][a], &s->cell[xi][b], &lo, &hi);
+            if (r <= 0)
+                continue;
+            printf("  %s %.2fx", fmt_n(s->by_ttls ? s->d[xi] : s->n[xi], nb, sizeof nb), r);
+            if (hi > lo)
+                printf(" (%.2f-%.2f)", lo, hi);
+        }
+        printf("\n");
+    }
+}
+
 static void print_series(const struct series *s)
 {
     char nb[32];
@@ -1402,7 +1511,12 @@ static void print_series(const struct series *s)
     printf("\n== %s: %s", s->name, s->figure);
     if (s->by_ttls)
         printf(", n = %s", fmt_n(s->n[0], nb, sizeof nb));
-    if (reps_hi && reps_lo == reps_hi)
+    if (reps_hi && opt.rounds > 1 && reps_lo == reps_hi)
+        printf(" (median of %d rounds, each the median of %d) ==\n", opt.rounds, reps_hi);
+    else if (reps_hi && opt.rounds > 1)
+        printf(" (median of %d rounds, each the median of %d-%d) ==\n", opt.rounds, reps_lo,
+               reps_hi);
+    else if (reps_hi && reps_lo == reps_hi)
         printf(" (median of %d) ==\n", reps_hi);
     else if (reps_hi)
         printf(" (median of %d-%d) ==\n", reps_lo, reps_hi);
@@ -1451,9 +1565,15 @@ static void print_series(const struct series *s)
             }
         }
         if (any_peer) {
-            if (best >= 0 && bestp >= 0 && s->cell[xi][bestp].med > 0)
-                printf("  %s / %s %.2fx", targets[best].name, targets[bestp].name,
-                       s->cell[xi][best].med / s->cell[xi][bestp].med);
+            double lo = 0, hi = 0, r = best >= 0 && bestp >= 0
+                                          ? paired_ratio(&s->cell[xi][best], &s->cell[xi][bestp],
+                                                         &lo, &hi)
+                                          : 0;
+            if (r > 0 && s->cell[xi][best].rounds > 1)
+                printf("  %s / %s %.2fx (%d rounds %.2f-%.2f)", targets[best].name,
+                       targets[bestp].name, r, s->cell[xi][best].rounds, lo, hi);
+            else if (r > 0)
+                printf("  %s / %s %.2fx", targets[best].name, targets[bestp].name, r);
             else
                 printf("  -");
         }
@@ -1513,6 +1633,7 @@ static void print_series(const struct series *s)
             printf(" %.2g", (double)s->d[xi] / (double)s->n[xi]);
         printf("   (distinct TTLs per live timer; TTLs with a live timer ~ D (1 - e^(-n/D)))\n");
     }
+    print_ratios(s);
 }
 
 static void print_peer_notes(void)
