@@ -506,16 +506,13 @@ int tw_stop(struct tw *tw, struct tw_timer *t)
 {
     if (TW_UNLIKELY(tw == NULL))
         return TW_EINVAL;
-    switch (tw->scheme) {
-    case TW_HIERARCHICAL:
+    if (TW_LIKELY(tw->scheme == TW_HIERARCHICAL)) /* the default: tested first */
         return stop_fast(tw, t, INL_HIER);
-    case TW_LAWN:
+    if (tw->scheme == TW_LAWN)
         return stop_fast(tw, t, INL_LAWN);
-    case TW_HYBRID:
+    if (tw->scheme == TW_HYBRID)
         return stop_fast(tw, t, INL_HYBRID);
-    default:
-        return stop_fast(tw, t, INL_NONE);
-    }
+    return stop_fast(tw, t, INL_NONE);
 }
 
 int tw_ttl_hint(struct tw *tw, tw_time_t ttl, enum tw_ttl_hint hint)

@@ -418,7 +418,9 @@ struct tw_ops {
     /* Insert a timer with t->tw_expires > tw->now.  Never fails after a
      * successful reserve. */
     void (*insert)(struct tw *tw, struct tw_timer *t);
-    /* Remove a timer this scheme holds. */
+    /* Remove a timer this scheme holds.  The core rewrites the node's
+     * flags and owner afterwards, so the scheme's flag bits need no
+     * clearing here. */
     void (*remove)(struct tw *tw, struct tw_timer *t);
     /* Move every timer with deadline <= now (now > tw->now) to the tails of
      * out's lanes, linked through tw_u.link, and make the scheme ready for

@@ -29,16 +29,15 @@ struct hybrid_state {
 
 #define HYB(tw) TW_STATE(tw, struct hybrid_state)
 
-/* Stop: a node flag says which part holds the timer. */
+/* Stop: a node flag says which part holds the timer (the core rewrites
+ * the node's flags after every remove, so the flag is left as it is). */
 TW_INLINE void tw_hybrid_remove(struct tw *tw, struct tw_timer *t)
 {
     struct hybrid_state *H = HYB(tw);
-    if (t->tw_flags & HYB_F_LAWN) {
-        t->tw_flags &= ~HYB_F_LAWN;
+    if (t->tw_flags & HYB_F_LAWN)
         tw_lawn_remove(tw, &H->lawn, t);
-    } else {
+    else
         tw_hier_remove(&H->wheel, t);
-    }
 }
 
 #endif
