@@ -136,3 +136,29 @@ if fail:
 print("bench-check: %d results, %d workloads, %d slopes checked: all good"
       % (len(j["results"]), len(have), len(slopes)))
 PY
+
+# Paired rounds (--rounds, --ratio): every cell keeps one median per round,
+# its median is theirs, and the ratio line is printed.
+"$twbench" --workload churn --scheme list,hierarchical --n 1e3 --reps 1 --rounds 3 \
+  --ratio hierarchical/list --json "$dir/rounds.json" --out '' >"$dir/rounds.out" 2>"$dir/rounds.err" || {
+  echo "bench-check: twbench --rounds failed:" >&2
+  tail -n 20 "$dir/rounds.err" >&2
+  exit 1
+}
+grep -q "hierarchical / list: " "$dir/rounds.out" || {
+  echo "bench-check: no --ratio line in the --rounds output" >&2
+  exit 1
+}
+python3 - "$dir/rounds.json" <<'PY'
+import json, statistics, sys
+j = json.load(open(sys.argv[1]))
+bad = []
+for r in j["results"]:
+    rm = r.get("round_medians")
+    if r["status"] != "ok" or not rm or len(rm) != 3 or abs(statistics.median(rm) - r["median"]) > 1e-9 * r["median"]:
+        bad.append((r["workload"], r["target"], rm, r["median"]))
+if bad or not j["results"]:
+    print("bench-check: --rounds results wrong: %r" % bad)
+    sys.exit(1)
+print("bench-check: --rounds: %d cells with 3 round medians each: all good" % len(j["results"]))
+PY
