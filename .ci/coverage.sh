@@ -5,7 +5,8 @@
 #   TW_COV_MIN=90 .ci/coverage.sh   also fail when the branch coverage of
 #                                   src/ as a whole is below 90%
 #
-# Builds with -DTW_COVERAGE=ON (Debug, -O0), runs every ctest but the long
+# Builds with -DTW_COVERAGE=ON (Debug, -Og: docs/testing.md says why not
+# -O0), runs every ctest but the long
 # soak, then prints branch (and line) coverage per file of src/ with gcovr
 # (installed with apt-get when missing), or with plain gcov -b when gcovr
 # cannot be had.
