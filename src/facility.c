@@ -4,8 +4,8 @@
  * A facility is one struct tw followed by its scheme's fixed state.  The core
  * checks arguments, keeps the contract of SPEC section 2 and dispatches to the
  * scheme through a const ops table, except that tw_start and tw_stop compile
- * the default scheme's insert and remove (and Lawn's and the hybrid's
- * remove) in place: a few instructions fewer on the hottest paths
+ * the default scheme's insert and remove in place, and tw_stop Lawn's and
+ * the hybrid's remove too: a few instructions fewer on the hottest paths
  * (docs/design.md, "Dispatch").
  *
  * Where a pending timer lives:
@@ -30,6 +30,7 @@
 #include "twheel_internal.h"
 #include "schemes/hybrid.h" /* and hier.h, lawn.h */
 
+#include <assert.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,6 +236,12 @@ int tw_create(struct tw **out, const struct tw_config *cfg)
     if (tw == NULL)
         return TW_ENOMEM;
     memset(tw, 0, size);
+    /* What the fast paths assume of the schemes they compile in place
+     * (detach_as, start_fast). */
+    assert(!(cfg->scheme == TW_HIERARCHICAL || cfg->scheme == TW_LAWN ||
+             cfg->scheme == TW_HYBRID) ||
+           !ops->keeps_late);
+    assert(cfg->scheme != TW_HIERARCHICAL || ops->reserve == NULL);
     tw->ops = ops;
     tw->now = cfg->start;
     tw->max_interval = TW_TIME_MAX;

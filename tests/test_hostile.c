@@ -29,6 +29,9 @@
  *                           flag, owner, deadline, links) makes tw_check()
  *                           return TW_ECORRUPT with a message, or at least
  *                           not crash; restored, it passes again
+ *   hybrid_flag_checked     hybrid: a wheel node carrying the "in a Lawn
+ *                           queue" flag fails tw_check(); every scheme:
+ *                           stops and restarts across the two parts
  *
  *     twheel_hostile [SCHEME|all] [CASE]
  *
@@ -619,6 +622,43 @@ static void case_check_detects_corruption(struct ctx *c)
     ASSERT_OK(tw_destroy(tw));
 }
 
+/* The hybrid's stop reads a node flag to tell its Lawn part from its
+ * wheel, and no longer clears it (the core rewrites the flags after every
+ * remove): tw_check must report a node in the wheel that carries it.  The
+ * other schemes have no such flag: there the case checks only that a stop
+ * and restart leave the facility consistent. */
+#define HYB_IN_LAWN 0x4u /* HYB_F_LAWN in src/schemes/hybrid.h */
+
+static void case_hybrid_flag_checked(struct ctx *c)
+{
+    CREATE(tw);
+    struct ttimer a, b;
+    tt_init(&a, 1);
+    tt_init(&b, 2);
+    /* a's TTL is met once (the wheel); b's is hinted to a queue */
+    ASSERT_OK(tw_start(tw, &a.node, cap_interval(tw, 5000)));
+    if (c->scheme == TW_HYBRID)
+        ASSERT_OK(tw_ttl_hint(tw, 7, TW_TTL_QUEUE));
+    ASSERT_OK(tw_start(tw, &b.node, 7));
+    ASSERT_CHECK(tw);
+    if (c->scheme == TW_HYBRID) {
+        ASSERT_EQ_INT((int)(b.node.tw_flags & HYB_IN_LAWN), (int)HYB_IN_LAWN);
+        a.node.tw_flags |= HYB_IN_LAWN;
+        ASSERT_EQ_RC(tw_check(tw, NULL, 0), TW_ECORRUPT);
+        a.node.tw_flags &= ~HYB_IN_LAWN;
+    }
+    /* stop and restart both, from one part to the other and back */
+    ASSERT_EQ_INT(tw_stop(tw, &b.node), 1);
+    ASSERT_OK(tw_start(tw, &b.node, cap_interval(tw, 5000)));
+    ASSERT_OK(tw_start(tw, &a.node, 7));
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_INT(tw_stop(tw, &a.node), 1);
+    ASSERT_EQ_INT(tw_stop(tw, &b.node), 1);
+    ASSERT_EQ_U64(tw_count(tw), 0);
+    ASSERT_CHECK(tw);
+    ASSERT_OK(tw_destroy(tw));
+}
+
 /* Two timers of the same TTL where the second's deadline saturates at
  * TW_TIME_MAX: started with interval X = 2^64 - 256 at 0 (deadline X) and
  * at 255 (deadline 2^64 - 1, so deadline - now is X again: lawn and the
@@ -673,6 +713,7 @@ static const struct test_case hostile_cases[] = {
     {"cb_free_self_batch", case_cb_free_self_batch, 1},
     {"alloc_fail_ttl", case_alloc_fail_ttl, 1},
     {"check_detects_corruption", case_check_detects_corruption, 1},
+    {"hybrid_flag_checked", case_hybrid_flag_checked, 1},
     {"saturated_same_ttl", case_saturated_same_ttl, 1},
 };
 #define NCASES (sizeof hostile_cases / sizeof hostile_cases[0])

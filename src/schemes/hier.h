@@ -25,7 +25,9 @@ int tw_hier_setup(struct tw *tw, struct hier_state *h, uint32_t slots);
 void tw_hier_teardown(struct tw *tw, struct hier_state *h);
 void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct tw_ready *out);
 int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out);
-int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c);
+/* forbid: node flag bits that no timer in the wheel may carry (the
+ * hybrid's "in a Lawn queue"), reported as corruption. */
+int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c, uint32_t forbid);
 
 /* Place t against reference time `ref` (< its deadline): the level of the
  * highest digit in which they differ, the slot of t's digit there.

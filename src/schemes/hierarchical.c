@@ -187,7 +187,7 @@ int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out)
     return 1;
 }
 
-int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c)
+int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c, uint32_t forbid)
 {
     int rc = tw_slots_check_bits(&h->s, c, "hierarchical");
     struct tw_mincache_audit audit = {0, 0, false};
@@ -202,6 +202,9 @@ int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c)
             rc = tw_check_node(tw, c, t);
             if (rc)
                 break;
+            if (t->tw_flags & forbid)
+                return tw_fail(c, "hierarchical: a node in slot %u has flags %#x", i,
+                               (unsigned)t->tw_flags);
             tw_time_t e = t->tw_expires;
             unsigned want = h->shift_of_msb[63 - tw_clz64(e ^ tw->now)] / h->bits;
             size_t slot = (size_t)((e >> (want * h->bits)) & h->mask);
@@ -252,7 +255,7 @@ static int hier_next(struct tw *tw, tw_time_t *out) { return tw_hier_next(tw, HI
 
 static int hier_check(struct tw *tw, struct tw_checker *c)
 {
-    return tw_hier_check(tw, HIER(tw), c);
+    return tw_hier_check(tw, HIER(tw), c, 0);
 }
 
 const struct tw_ops tw_hier_ops = {
