@@ -39,6 +39,9 @@ struct cell {
     double ns[WINDOWS_MAX];
     double med, min, max;
     int rounds;            /* --rounds: how many times the cell ran */
+    int copied;            /* figures copied from a point measured under
+                              another name (their rounds are not this
+                              series' rounds) */
     double round_med[ROUNDS_MAX]; /* the median of each round */
     double bytes_per_timer;
     uint64_t lo, hi;       /* intervals used */

@@ -91,7 +91,9 @@ static void json_cell(FILE *f, int *first, const struct series *s, int xi, int t
     }
     fprintf(f, "]");
     if (c->rounds > 1) {
-        fprintf(f, ", \"round_medians\": [");
+        /* samples: the windows of the first round; median, min and max:
+         * over every round */
+        fprintf(f, ", \"rounds\": %d, \"round_medians\": [", c->rounds);
         for (int i = 0; i < c->rounds; i++) {
             fprintf(f, "%s", i ? ", " : "");
             json_num(f, c->round_med[i]);
@@ -533,8 +535,8 @@ static void html_cell_value(FILE *f, const struct cell *c)
 {
     switch (c->state) {
     case CELL_OK:
-        fprintf(f, "<td class=\"v\" title=\"min %.1f, max %.1f, %d windows\">%.1f</td>", c->min,
-                c->max, c->reps, c->med);
+        fprintf(f, "<td class=\"v\" title=\"min %.1f, max %.1f, %d windows x %d round(s)\">%.1f</td>",
+                c->min, c->max, c->reps, c->rounds > 1 ? c->rounds : 1, c->med);
         break;
     case CELL_NONE:
         fprintf(f, "<td></td>");

@@ -1000,8 +1000,11 @@ static void run_wdef(int w)
                 struct cell c1 = *h1, c2 = h2 ? *h2 : c1;
                 if (run_cell(wd, s1->n[xi], s1->d[xi], ti, &c1, h2 ? &c2 : NULL, h1)) {
                     *h1 = c1; /* copied whole, rounds and all */
-                    if (h2)
+                    h1->copied = 1;
+                    if (h2) {
                         *h2 = c2;
+                        h2->copied = 1;
+                    }
                     continue;
                 }
                 merge_round(h1, &c1, r);
@@ -1460,13 +1463,18 @@ static int series_has_target(const struct series *s, int ti)
     return 0;
 }
 
-/* a / b for one point: with rounds, the median of the ratios within a
- * round and their range; 0 when either is missing. */
-static double paired_ratio(const struct cell *a, const struct cell *b, double *lo, double *hi)
+/* a / b for one point: with rounds run side by side (neither copied from
+ * another series, or both), the median of the ratios within a round and
+ * their range, *paired = 1; else the ratio of the medians, *paired = 0.
+ * 0 when either is missing. */
+static double paired_ratio(const struct cell *a, const struct cell *b, double *lo, double *hi,
+                           int *paired)
 {
+    *paired = 0;
     if (a->state != CELL_OK || b->state != CELL_OK || a->med <= 0 || b->med <= 0)
         return 0;
-    if (a->rounds > 1 && a->rounds == b->rounds) {
+    if (a->rounds > 1 && a->rounds == b->rounds && a->copied == b->copied) {
+        *paired = 1;
         double q[ROUNDS_MAX], med;
         for (int r = 0; r < a->rounds; r++)
             q[r] = a->round_med[r] / b->round_med[r];
@@ -1487,11 +1495,12 @@ static void print_ratios(const struct series *s)
             continue;
         printf("   %s / %s:", targets[a].name, targets[b].name);
         for (int xi = 0; xi < s->nx; xi++) {
-            double lo, hi, r = paired_ratio(&s->cell[xi][a], &s->cell[xi][b], &lo, &hi);
+            int paired;
+            double lo, hi, r = paired_ratio(&s->cell[xi][a], &s->cell[xi][b], &lo, &hi, &paired);
             if (r <= 0)
                 continue;
-            printf("  %s %.2fx", fmt_n(s->by_ttls ? s->d[xi] : s->n[xi], nb, sizeof nb), r);
-            if (hi > lo)
+            printf(" %s %.2fx", fmt_n(s->by_ttls ? s->d[xi] : s->n[xi], nb, sizeof nb), r);
+            if (paired)
                 printf(" (%.2f-%.2f)", lo, hi);
         }
         printf("\n");
@@ -1566,11 +1575,12 @@ static void print_series(const struct series *s)
             }
         }
         if (any_peer) {
+            int paired = 0;
             double lo = 0, hi = 0, r = best >= 0 && bestp >= 0
                                           ? paired_ratio(&s->cell[xi][best], &s->cell[xi][bestp],
-                                                         &lo, &hi)
+                                                         &lo, &hi, &paired)
                                           : 0;
-            if (r > 0 && s->cell[xi][best].rounds > 1)
+            if (r > 0 && paired)
                 printf("  %s / %s %.2fx (%d rounds %.2f-%.2f)", targets[best].name,
                        targets[bestp].name, r, s->cell[xi][best].rounds, lo, hi);
             else if (r > 0)
@@ -1853,6 +1863,11 @@ int main(int argc, char **argv)
     g_tty = isatty(2);
     vclock_init();
     setup_targets();
+    for (int k = 0; k < opt.nratio; k++)
+        for (int j = 0; j < 2; j++)
+            if (target_index(opt.ratio[k][j]) < 0)
+                usage_error("--ratio %s/%s: no target '%s' in this run (see --scheme)",
+                            opt.ratio[k][0], opt.ratio[k][1], opt.ratio[k][j]);
     if (ntargets == 0)
         usage_error("no scheme to run");
     check_memory();
