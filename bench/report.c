@@ -46,6 +46,17 @@ static void json_num(FILE *f, double v)
         fputs("null", f);
 }
 
+/* [v0, v1, ...] */
+static void json_nums(FILE *f, const double *v, int n)
+{
+    fputc('[', f);
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%s", i ? ", " : "");
+        json_num(f, v[i]);
+    }
+    fputc(']', f);
+}
+
 static const char *state_name(enum cell_state s)
 {
     static const char *st[] = {"none", "ok", "skipped", "n/a", "missing"};
@@ -84,21 +95,13 @@ static void json_cell(FILE *f, int *first, const struct series *s, int xi, int t
     json_num(f, c->min);
     fprintf(f, ", \"max\": ");
     json_num(f, c->max);
-    fprintf(f, ", \"samples\": [");
-    for (int i = 0; i < c->reps; i++) {
-        fprintf(f, "%s", i ? ", " : "");
-        json_num(f, c->ns[i]);
-    }
-    fprintf(f, "]");
+    fprintf(f, ", \"samples\": ");
+    json_nums(f, c->ns, c->reps);
     if (c->rounds > 1) {
         /* samples: the windows of the first round; median, min and max:
          * over every round */
-        fprintf(f, ", \"rounds\": %d, \"round_medians\": [", c->rounds);
-        for (int i = 0; i < c->rounds; i++) {
-            fprintf(f, "%s", i ? ", " : "");
-            json_num(f, c->round_med[i]);
-        }
-        fprintf(f, "]");
+        fprintf(f, ", \"rounds\": %d, \"round_medians\": ", c->rounds);
+        json_nums(f, c->round_med, c->rounds);
     }
     fprintf(f, ", \"ops_per_window\": %llu",
             (unsigned long long)(second ? r->ops2 : r->ops));
@@ -260,12 +263,9 @@ void json_write(FILE *f)
             fprintf(f, "%s%zu", i ? ", " : "", fig9.n[i]);
         fprintf(f, "]");
         for (int k = 0; k < 3; k++) {
-            fprintf(f, ", \"%s\": [", names[k]);
-            for (int i = 0; i < fig9.npts; i++) {
-                fprintf(f, "%s", i ? ", " : "");
-                json_num(f, fig9.ns[k][i]);
-            }
-            fprintf(f, "], \"%s_slope\": ", names[k]);
+            fprintf(f, ", \"%s\": ", names[k]);
+            json_nums(f, fig9.ns[k], fig9.npts);
+            fprintf(f, ", \"%s_slope\": ", names[k]);
             json_num(f, fig9.slope[k]);
         }
         fprintf(f, ", \"c_over_b\": ");

@@ -470,6 +470,16 @@ static void add_ratio(const char *item)
     opt.nratio++;
 }
 
+/* The value of a count option, 1..max, or a usage error. */
+static int parse_count(const char *name, const char *val, int max)
+{
+    char *end;
+    long k = strtol(val, &end, 10);
+    if (*val == '\0' || *end || k < 1 || k > max)
+        usage_error("bad %s '%s': want 1 to %d", name, val, max);
+    return (int)k;
+}
+
 static int cmp_size(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
@@ -511,21 +521,13 @@ static void parse_args(int argc, char **argv)
             each_item(val, add_n);
             opt.n_given = 1;
         }
-        else if (!strcmp(name, "--reps")) {
-            char *end;
-            long k = strtol(val, &end, 10);
-            if (*val == '\0' || *end || k < 1 || k > WINDOWS_MAX - 1)
-                usage_error("bad --reps '%s': want 1 to %d", val, WINDOWS_MAX - 1);
-            ropt.reps = (int)k;
-        } else if (!strcmp(name, "--ratio")) {
+        else if (!strcmp(name, "--reps"))
+            ropt.reps = parse_count(name, val, WINDOWS_MAX - 1);
+        else if (!strcmp(name, "--ratio"))
             each_item(val, add_ratio);
-        } else if (!strcmp(name, "--rounds")) {
-            char *end;
-            long k = strtol(val, &end, 10);
-            if (*val == '\0' || *end || k < 1 || k > ROUNDS_MAX)
-                usage_error("bad --rounds '%s': want 1 to %d", val, ROUNDS_MAX);
-            opt.rounds = (int)k;
-        } else if (!strcmp(name, "--json"))
+        else if (!strcmp(name, "--rounds"))
+            opt.rounds = parse_count(name, val, ROUNDS_MAX);
+        else if (!strcmp(name, "--json"))
             opt.json = val;
         else if (!strcmp(name, "--out")) {
             opt.out = val;
@@ -997,7 +999,7 @@ static void run_wdef(int w)
                 if (sweep && !is_sweep_target(&targets[ti]))
                     continue;
                 struct cell *h1 = &s1->cell[xi][ti], *h2 = s2 ? &s2->cell[xi][ti] : NULL;
-                struct cell c1 = *h1, c2 = h2 ? *h2 : c1;
+                struct cell c1 = {0}, c2 = {0};
                 if (run_cell(wd, s1->n[xi], s1->d[xi], ti, &c1, h2 ? &c2 : NULL, h1)) {
                     *h1 = c1; /* copied whole, rounds and all */
                     h1->copied = 1;

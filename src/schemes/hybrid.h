@@ -10,7 +10,6 @@
 
 #define HYB_F_LAWN TW_F_SCHEME2   /* node is in a Lawn queue */
 #define HYB_CANDIDATES 256u
-#define HYB_DEFAULT_K 8u
 
 struct hybrid_cand {
     tw_time_t ttl;
