@@ -237,7 +237,7 @@ int tw_create(struct tw **out, const struct tw_config *cfg)
         return TW_ENOMEM;
     memset(tw, 0, size);
     /* What the fast paths assume of the schemes they compile in place
-     * (detach_as, start_fast). */
+     * (detach, start_fast). */
     assert(!(cfg->scheme == TW_HIERARCHICAL || cfg->scheme == TW_LAWN ||
              cfg->scheme == TW_HYBRID) ||
            !ops->keeps_late);
@@ -331,30 +331,21 @@ tw_time_t tw_timer_deadline(const struct tw_timer *t)
     return t ? t->tw_expires : 0;
 }
 
-/* Take a pending timer of this facility out of wherever it is. */
-TW_INLINE void detach(struct tw *tw, struct tw_timer *t)
-{
-    if (t->tw_expires > tw->now || tw->keeps_late)
-        tw->remove(tw, t);
-    else
-        tw_list_del(&t->tw_u.link);
-}
-
-/* The schemes whose start or stop the fast paths compile in place, and
- * the rest (called through tw->insert and tw->remove).  The hierarchical
- * wheel is the default scheme; Lawn and the hybrid are here for their stop
- * (issue 4 compares it with the wheel's).  None of them keeps a timer
- * late. */
+/* The schemes whose remove (and, for the wheel, insert) the start and stop
+ * fast paths compile in place, and the rest (INL_NONE: through tw->insert
+ * and tw->remove).  The hierarchical wheel is the default scheme; Lawn and
+ * the hybrid are here for their stop (issue 4 compares it with the
+ * wheel's).  None of them keeps a timer late. */
 enum inl { INL_NONE, INL_HIER, INL_LAWN, INL_HYBRID };
 
-/* detach(), with the scheme's remove in place when `k` (a constant at each
- * call) names one. */
-TW_INLINE void detach_as(struct tw *tw, struct tw_timer *t, enum inl k)
+/* Take a pending timer of this facility out of wherever it is, with the
+ * remove of the scheme `k` (a constant at each call) in place. */
+TW_INLINE void detach(struct tw *tw, struct tw_timer *t, enum inl k)
 {
-    if (k == INL_NONE)
-        detach(tw, t);
-    else if (t->tw_expires <= tw->now)
-        tw_list_del(&t->tw_u.link);
+    if (t->tw_expires <= tw->now && (k != INL_NONE || !tw->keeps_late))
+        tw_list_del(&t->tw_u.link); /* on the due, ready or expired list */
+    else if (k == INL_NONE)
+        tw->remove(tw, t);
     else if (k == INL_HIER)
         tw_hier_remove(TW_STATE(tw, struct hier_state), t);
     else if (k == INL_LAWN)
@@ -391,7 +382,7 @@ TW_INLINE int arm(struct tw *tw, struct tw_timer *t, tw_time_t deadline)
         }
     }
     if (tw_node_pending(t))
-        detach(tw, t);
+        detach(tw, t, INL_NONE);
     else
         tw->count++;
     t->tw_expires = deadline;
@@ -452,7 +443,7 @@ TW_INLINE int start_fast(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
             return rc;
     }
     if (pending)
-        detach_as(tw, t, hier ? INL_HIER : INL_NONE);
+        detach(tw, t, hier ? INL_HIER : INL_NONE);
     else
         tw->count++;
     t->tw_expires = deadline;
@@ -488,7 +479,7 @@ static TW_NOINLINE int stop_slow(struct tw *tw, struct tw_timer *t)
         return rc;
     if (!tw_node_pending(t))
         return 0;
-    detach(tw, t);
+    detach(tw, t, INL_NONE);
     t->tw_flags = TW_MAGIC;
     t->tw_owner = 0;
     tw->count--;
@@ -496,14 +487,14 @@ static TW_NOINLINE int stop_slow(struct tw *tw, struct tw_timer *t)
 }
 
 /* The fast path: a node pending here (one load and compare of its state
- * word); everything else, stop_slow().  `k` as for detach_as(). */
+ * word); everything else, stop_slow().  `k` as for detach(). */
 TW_INLINE int stop_fast(struct tw *tw, struct tw_timer *t, enum inl k)
 {
     if (TW_UNLIKELY(t == NULL))
         return TW_EINVAL;
     if (TW_UNLIKELY((tw_node_word(t) & ~tw_node_word_of(SCHEME_BITS, 0)) != tw->word_mine))
         return stop_slow(tw, t);
-    detach_as(tw, t, k);
+    detach(tw, t, k);
     uint64_t idle = tw_node_word_of(TW_MAGIC, 0);
     memcpy(&t->tw_flags, &idle, sizeof idle);
     tw->count--;
