@@ -12,8 +12,10 @@
 
 #define TARGETS_MAX 16
 #define X_MAX 16
-#define ROUNDS_MAX 15
+#define ROUNDS_MAX 15 /* --rounds; stats() takes up to WINDOWS_MAX values */
 #define SERIES_MAX 28
+
+_Static_assert(ROUNDS_MAX <= WINDOWS_MAX, "stats() sorts round medians in a window buffer");
 
 enum peer_id { PEER_NONE, PEER_LIBEV, PEER_LIBUV, PEER_LIBEVENT };
 

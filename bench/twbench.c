@@ -942,10 +942,8 @@ static void merge_round(struct cell *h, const struct cell *c, int r)
         return;
     }
     h->round_med[h->rounds++] = c->med;
-    double m[ROUNDS_MAX];
-    memcpy(m, h->round_med, (size_t)h->rounds * sizeof m[0]);
-    double mn, mx;
-    stats(m, h->rounds, &h->med, &mn, &mx);
+    double mn, mx; /* of the round medians: not wanted, min and max are the windows' */
+    stats(h->round_med, h->rounds, &h->med, &mn, &mx);
     h->min = c->min < h->min ? c->min : h->min;
     h->max = c->max > h->max ? c->max : h->max;
     h->seconds += c->seconds;
