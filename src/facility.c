@@ -455,13 +455,79 @@ TW_INLINE int start_fast(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
     return 0;
 }
 
+/* start_fast() out of line, for every case start_hier() leaves and for
+ * the schemes without a leaf. */
+static TW_NOINLINE int start_full(struct tw *tw, struct tw_timer *t, tw_time_t interval, bool hier)
+{
+    return hier ? start_fast(tw, t, interval, true) : start_fast(tw, t, interval, false);
+}
+
+/* Unlink a wheel node whose deadline is beyond the earliest-deadline
+ * cache; false, with nothing changed, when it is not. */
+TW_INLINE bool unlink_hier(struct hier_state *h, struct tw_timer *t)
+{
+    if (TW_UNLIKELY(t->tw_expires <= h->min.max))
+        return false;
+    tw_slots_unlink(&h->s, &t->tw_u.link, TW_LANE_SHIFT);
+    return true;
+}
+
+/* Unlink a Lawn node that is not its queue's head; false, with nothing
+ * changed, when it is. */
+TW_INLINE bool unlink_lawn(struct tw_timer *t)
+{
+    if (TW_UNLIKELY(t->tw_flags & LAWN_F_HEAD))
+        return false;
+    tw_list_del(&t->tw_u.link);
+    return true;
+}
+
+/*
+ * The default scheme's start in its common case, compiled as a leaf: every
+ * call in it is a tail call, so it needs no stack frame and saves no
+ * register.  At 10^6 timers the stores of a start or stop to cold
+ * neighbours wait for their lines, and x86 commits stores in order, so
+ * each push and pop behind them holds a store-queue entry that the next
+ * operations could have used to get their own misses going
+ * (docs/design.md, "Short paths").  The common case: a valid node, idle or
+ * pending here in a wheel slot, its old and new deadlines beyond the
+ * earliest-deadline cache.  Everything else goes to start_full() or
+ * start_slow() before anything has changed.
+ */
+static TW_NOINLINE int start_hier(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    struct hier_state *h = TW_STATE(tw, struct hier_state);
+    if (TW_UNLIKELY(t == NULL || interval - 1 >= tw->max_interval || tw->now == TW_TIME_MAX))
+        return start_slow(tw, t, interval);
+    tw_time_t deadline = tw->now + interval;
+    if (deadline < tw->now)
+        deadline = TW_TIME_MAX;
+    uint64_t w = tw_node_word(t) & ~tw_node_word_of(SCHEME_BITS, 0);
+    if (w == tw->word_mine) {
+        if (TW_UNLIKELY(t->tw_expires <= tw->now || deadline < h->min.max || !unlink_hier(h, t)))
+            return start_full(tw, t, interval, true);
+    } else if (TW_LIKELY(w == tw_node_word_of(TW_MAGIC, 0))) {
+        if (TW_UNLIKELY(deadline < h->min.max))
+            return start_full(tw, t, interval, true);
+        tw->count++;
+    } else {
+        return start_slow(tw, t, interval);
+    }
+    t->tw_expires = deadline;
+    memcpy(&t->tw_flags, &tw->word_mine, sizeof tw->word_mine);
+    tw_horizon_lower(tw, tw_hier_place(h, t, tw->now));
+    return 0;
+}
+
+/* tw_start() and tw_stop() only choose, with tail calls, so that they need
+ * no frame either. */
 int tw_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
 {
     if (TW_UNLIKELY(tw == NULL))
         return start_slow(tw, t, interval);
     if (TW_LIKELY(tw->scheme == TW_HIERARCHICAL))
-        return start_fast(tw, t, interval, true);
-    return start_fast(tw, t, interval, false);
+        return start_hier(tw, t, interval);
+    return start_full(tw, t, interval, false);
 }
 
 int tw_start_at(struct tw *tw, struct tw_timer *t, tw_time_t deadline)
@@ -486,8 +552,8 @@ static TW_NOINLINE int stop_slow(struct tw *tw, struct tw_timer *t)
     return 1;
 }
 
-/* The fast path: a node pending here (one load and compare of its state
- * word); everything else, stop_slow().  `k` as for detach(). */
+/* A node pending here (one load and compare of its state word), taken out
+ * with the remove of scheme `k` in place; everything else, stop_slow(). */
 TW_INLINE int stop_fast(struct tw *tw, struct tw_timer *t, enum inl k)
 {
     if (TW_UNLIKELY(t == NULL))
@@ -501,17 +567,78 @@ TW_INLINE int stop_fast(struct tw *tw, struct tw_timer *t, enum inl k)
     return 1;
 }
 
+/* stop_fast() out of line, for the cases stop_leaf() leaves. */
+static TW_NOINLINE int stop_full(struct tw *tw, struct tw_timer *t, enum inl k)
+{
+    switch (k) {
+    case INL_HIER:
+        return stop_fast(tw, t, INL_HIER);
+    case INL_LAWN:
+        return stop_fast(tw, t, INL_LAWN);
+    case INL_HYBRID:
+        return stop_fast(tw, t, INL_HYBRID);
+    default:
+        return stop_fast(tw, t, INL_NONE);
+    }
+}
+
+/*
+ * The common stop of scheme k (a constant) as a leaf, as start_hier() is: a
+ * node pending here in the scheme's structure whose stop is one unlink (in
+ * the wheel, a deadline beyond the earliest-deadline cache; in Lawn, not
+ * its queue's head).  Every other case goes to stop_full() or stop_slow()
+ * before anything has changed.
+ */
+TW_INLINE int stop_leaf(struct tw *tw, struct tw_timer *t, enum inl k)
+{
+    if (TW_UNLIKELY(t == NULL))
+        return TW_EINVAL;
+    uint64_t w = tw_node_word(t);
+    if (TW_UNLIKELY((w & ~tw_node_word_of(SCHEME_BITS, 0)) != tw->word_mine))
+        return stop_slow(tw, t);
+    bool done;
+    if (TW_UNLIKELY(t->tw_expires <= tw->now))
+        done = false; /* on the due, ready or expired list */
+    else if (k == INL_HIER)
+        done = unlink_hier(TW_STATE(tw, struct hier_state), t);
+    else if (k == INL_LAWN || (t->tw_flags & HYB_F_LAWN))
+        done = unlink_lawn(t);
+    else
+        done = unlink_hier(&HYB(tw)->wheel, t);
+    if (TW_UNLIKELY(!done))
+        return stop_full(tw, t, k);
+    uint64_t idle = tw_node_word_of(TW_MAGIC, 0);
+    memcpy(&t->tw_flags, &idle, sizeof idle);
+    tw->count--;
+    return 1;
+}
+
+static TW_NOINLINE int stop_hier(struct tw *tw, struct tw_timer *t)
+{
+    return stop_leaf(tw, t, INL_HIER);
+}
+
+static TW_NOINLINE int stop_lawn(struct tw *tw, struct tw_timer *t)
+{
+    return stop_leaf(tw, t, INL_LAWN);
+}
+
+static TW_NOINLINE int stop_hybrid(struct tw *tw, struct tw_timer *t)
+{
+    return stop_leaf(tw, t, INL_HYBRID);
+}
+
 int tw_stop(struct tw *tw, struct tw_timer *t)
 {
     if (TW_UNLIKELY(tw == NULL))
         return TW_EINVAL;
     if (TW_LIKELY(tw->scheme == TW_HIERARCHICAL)) /* the default: tested first */
-        return stop_fast(tw, t, INL_HIER);
+        return stop_hier(tw, t);
     if (tw->scheme == TW_LAWN)
-        return stop_fast(tw, t, INL_LAWN);
+        return stop_lawn(tw, t);
     if (tw->scheme == TW_HYBRID)
-        return stop_fast(tw, t, INL_HYBRID);
-    return stop_fast(tw, t, INL_NONE);
+        return stop_hybrid(tw, t);
+    return stop_full(tw, t, INL_NONE);
 }
 
 int tw_ttl_hint(struct tw *tw, tw_time_t ttl, enum tw_ttl_hint hint)
