@@ -272,7 +272,12 @@ int tw_slots_check_bits(const struct tw_slots *s, struct tw_checker *c, const ch
 TW_INLINE void tw_slots_add(struct tw_slots *s, size_t i, struct tw_link *l, unsigned lshift)
 {
     unsigned lane = lshift ? s->deal++ & ((1u << lshift) - 1) : 0;
-    tw_list_add_tail(&s->head[(i << lshift) + lane], l);
+    struct tw_link *h = &s->head[(i << lshift) + lane];
+    if (h->prev != h) { /* the lane has timers: its bits are set already */
+        tw_list_add_tail(h, l);
+        return;
+    }
+    tw_list_add_tail(h, l);
     tw_bm_set(s->bm, i);
     if (lshift)
         s->lanes[i] |= (uint8_t)(1u << lane);
