@@ -472,16 +472,6 @@ TW_INLINE bool unlink_hier(struct hier_state *h, struct tw_timer *t)
     return true;
 }
 
-/* Unlink a Lawn node that is not its queue's head; false, with nothing
- * changed, when it is. */
-TW_INLINE bool unlink_lawn(struct tw_timer *t)
-{
-    if (TW_UNLIKELY(t->tw_flags & LAWN_F_HEAD))
-        return false;
-    tw_list_del(&t->tw_u.link);
-    return true;
-}
-
 /*
  * The default scheme's start in its common case, compiled as a leaf: every
  * call in it is a tail call, so it needs no stack frame and saves no
@@ -538,6 +528,15 @@ int tw_start_at(struct tw *tw, struct tw_timer *t, tw_time_t deadline)
     return arm(tw, t, deadline);
 }
 
+/* A node is no longer pending: its idle state word, one fewer pending. */
+TW_INLINE int stopped(struct tw *tw, struct tw_timer *t)
+{
+    uint64_t idle = tw_node_word_of(TW_MAGIC, 0);
+    memcpy(&t->tw_flags, &idle, sizeof idle);
+    tw->count--;
+    return 1;
+}
+
 static TW_NOINLINE int stop_slow(struct tw *tw, struct tw_timer *t)
 {
     int rc = check_args(tw, t);
@@ -546,10 +545,7 @@ static TW_NOINLINE int stop_slow(struct tw *tw, struct tw_timer *t)
     if (!tw_node_pending(t))
         return 0;
     detach(tw, t, INL_NONE);
-    t->tw_flags = TW_MAGIC;
-    t->tw_owner = 0;
-    tw->count--;
-    return 1;
+    return stopped(tw, t);
 }
 
 /* A node pending here (one load and compare of its state word), taken out
@@ -561,10 +557,7 @@ TW_INLINE int stop_fast(struct tw *tw, struct tw_timer *t, enum inl k)
     if (TW_UNLIKELY((tw_node_word(t) & ~tw_node_word_of(SCHEME_BITS, 0)) != tw->word_mine))
         return stop_slow(tw, t);
     detach(tw, t, k);
-    uint64_t idle = tw_node_word_of(TW_MAGIC, 0);
-    memcpy(&t->tw_flags, &idle, sizeof idle);
-    tw->count--;
-    return 1;
+    return stopped(tw, t);
 }
 
 /* stop_fast() out of line, for the cases stop_leaf() leaves. */
@@ -582,35 +575,43 @@ static TW_NOINLINE int stop_full(struct tw *tw, struct tw_timer *t, enum inl k)
     }
 }
 
+/* The stop of a Lawn queue's head, out of line: the queue's next timer
+ * becomes its head, or the queue empties.  Reached only from stop_leaf(),
+ * which has tested the flag, so that a stop of a head tests it once (an
+ * irregular branch, mispredicted as often as heads come). */
+static TW_NOINLINE int stop_lawn_head(struct tw *tw, struct lawn_state *L, struct tw_timer *t)
+{
+    tw_lawn_remove_head(tw, L, t);
+    return stopped(tw, t);
+}
+
 /*
- * The common stop of scheme k (a constant) as a leaf, as start_hier() is: a
- * node pending here in the scheme's structure whose stop is one unlink (in
- * the wheel, a deadline beyond the earliest-deadline cache; in Lawn, not
- * its queue's head).  Every other case goes to stop_full() or stop_slow()
+ * The stop of scheme k (a constant) as a leaf, as start_hier() is.  Its
+ * common case is a node pending here in the scheme's structure whose stop
+ * is one unlink: in the wheel, a deadline beyond the earliest-deadline
+ * cache; in Lawn, not its queue's head.  A Lawn head goes to
+ * stop_lawn_head(), and every other case to stop_full() or stop_slow(),
  * before anything has changed.
  */
 TW_INLINE int stop_leaf(struct tw *tw, struct tw_timer *t, enum inl k)
 {
     if (TW_UNLIKELY(t == NULL))
         return TW_EINVAL;
-    uint64_t w = tw_node_word(t);
-    if (TW_UNLIKELY((w & ~tw_node_word_of(SCHEME_BITS, 0)) != tw->word_mine))
+    if (TW_UNLIKELY((tw_node_word(t) & ~tw_node_word_of(SCHEME_BITS, 0)) != tw->word_mine))
         return stop_slow(tw, t);
-    bool done;
     if (TW_UNLIKELY(t->tw_expires <= tw->now))
-        done = false; /* on the due, ready or expired list */
-    else if (k == INL_HIER)
-        done = unlink_hier(TW_STATE(tw, struct hier_state), t);
-    else if (k == INL_LAWN || (t->tw_flags & HYB_F_LAWN))
-        done = unlink_lawn(t);
-    else
-        done = unlink_hier(&HYB(tw)->wheel, t);
-    if (TW_UNLIKELY(!done))
-        return stop_full(tw, t, k);
-    uint64_t idle = tw_node_word_of(TW_MAGIC, 0);
-    memcpy(&t->tw_flags, &idle, sizeof idle);
-    tw->count--;
-    return 1;
+        return stop_full(tw, t, k); /* on the due, ready or expired list */
+    if (k == INL_HIER || (k == INL_HYBRID && !(t->tw_flags & HYB_F_LAWN))) {
+        struct hier_state *h = k == INL_HIER ? TW_STATE(tw, struct hier_state) : &HYB(tw)->wheel;
+        if (TW_UNLIKELY(!unlink_hier(h, t)))
+            return stop_full(tw, t, k);
+    } else {
+        struct lawn_state *L = k == INL_LAWN ? TW_STATE(tw, struct lawn_state) : &HYB(tw)->lawn;
+        if (TW_UNLIKELY(t->tw_flags & LAWN_F_HEAD))
+            return stop_lawn_head(tw, L, t);
+        tw_list_del(&t->tw_u.link);
+    }
+    return stopped(tw, t);
 }
 
 static TW_NOINLINE int stop_hier(struct tw *tw, struct tw_timer *t)
