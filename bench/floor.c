@@ -15,16 +15,23 @@
  *   padded    the bare loop plus a chain of dependent adds, sized so that
  *             each iteration executes about as many instructions as the
  *             library's stop + start does (twfloor --pad K to choose)
+ *   stores    the bare loop plus K stores to a local array that is always
+ *             in L1 (twfloor --stores K, default 8: about what the pushes,
+ *             pops and return addresses of two calls with stack frames
+ *             store)
  *   library   tw_stop + tw_start on a facility of the chosen scheme
  *
  * and prints ns per operation for each, the median of --reps windows, with
  * the ratios library/bare and padded/bare.  An operation's loads are
  * independent of the previous operation's, so a core can keep several
  * operations' misses in flight at once, as many as fit in its reorder
- * window: how many instructions an operation takes decides how many
- * overlap.  The padded loop shows that effect on the bare list work alone.
+ * window and its store queue: how many instructions, and above all how many
+ * stores, an operation takes decides how many overlap (x86 commits stores
+ * in order, so a store that hits L1 still waits behind one to a cold
+ * line).  The padded and stores loops show both effects on the bare list
+ * work alone.
  *
- *   twfloor [--n N] [--ops K] [--reps R] [--scheme NAME] [--pad K]
+ *   twfloor [--n N] [--ops K] [--reps R] [--scheme NAME] [--pad K] [--stores K]
  *
  * docs/design.md ("Short paths") has figures from this machine.
  */
@@ -120,9 +127,12 @@ static void fill_ops(uint32_t *idx, uint32_t *ivl, uint64_t ops, size_t n, uint6
     }
 }
 
+/* The bare loop; pad dependent adds, or `stores` stores that hit L1, per
+ * operation. */
 static double bare_window(struct bare *v, struct link *h, const uint32_t *idx, const uint32_t *ivl,
-                          uint64_t ops, int pad)
+                          uint64_t ops, int pad, int stores)
 {
+    volatile uint64_t sink[16];
     uint64_t t0 = now_ns();
     for (uint64_t k = 0; k < ops; k++) {
         struct bare *x = &v[idx[k]];
@@ -131,8 +141,11 @@ static double bare_window(struct bare *v, struct link *h, const uint32_t *idx, c
         x->flags |= 1;
         for (int z = 0; z < pad; z++)
             __asm__ volatile("add $1, %%r8" ::: "r8");
+        for (int z = 0; z < stores; z++)
+            sink[z & 15] = k;
         link_tail(&h[ivl[k] % LISTS], &x->l);
     }
+    (void)sink[0];
     return (double)(now_ns() - t0) / (double)ops;
 }
 
@@ -156,12 +169,13 @@ int main(int argc, char **argv)
 {
     size_t n = 1000000;
     uint64_t ops = 2000000;
-    int reps = 5, pad = 40;
+    int reps = 5, pad = 40, stores = 8;
     const char *scheme = "hierarchical";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help")) {
-            printf("usage: twfloor [--n N] [--ops K] [--reps R] [--scheme NAME] [--pad K]\n");
+            printf("usage: twfloor [--n N] [--ops K] [--reps R] [--scheme NAME] [--pad K] "
+                   "[--stores K]\n");
             return 0;
         }
         if (v == NULL)
@@ -176,12 +190,14 @@ int main(int argc, char **argv)
             scheme = v;
         else if (!strcmp(a, "--pad"))
             pad = atoi(v);
+        else if (!strcmp(a, "--stores"))
+            stores = atoi(v);
         else
             die("unknown option (twfloor --help)");
         i++;
     }
-    if (n < 1 || n > UINT32_MAX || ops < 1 || reps < 1 || reps > REPS_MAX || pad < 0)
-        die("bad --n, --ops, --reps or --pad");
+    if (n < 1 || n > UINT32_MAX || ops < 1 || reps < 1 || reps > REPS_MAX || pad < 0 || stores < 0)
+        die("bad --n, --ops, --reps, --pad or --stores");
     int sch = tw_scheme_from_name(scheme);
     if (sch < 0)
         die("unknown scheme");
@@ -227,27 +243,32 @@ int main(int argc, char **argv)
     }
     free(perm);
 
-    double wb[REPS_MAX], wp[REPS_MAX], wl[REPS_MAX];
+    double wb[REPS_MAX], wp[REPS_MAX], ws[REPS_MAX], wl[REPS_MAX];
     for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
         fill_ops(idx, ivl, ops, n, 0x1000u + (uint64_t)(r + 1));
-        double b = bare_window(v, h, idx, ivl, ops, 0);
-        double p = bare_window(v, h, idx, ivl, ops, pad);
+        double b = bare_window(v, h, idx, ivl, ops, 0, 0);
+        double p = bare_window(v, h, idx, ivl, ops, pad, 0);
+        double st = bare_window(v, h, idx, ivl, ops, 0, stores);
         double l = lib_window(tw, u, idx, ivl, ops);
         if (r >= 0) {
             wb[r] = b;
             wp[r] = p;
+            ws[r] = st;
             wl[r] = l;
         }
     }
     if (tw_count(tw) != n || tw_check(tw, NULL, 0) != 0)
         die("the facility is not as it should be after the windows");
-    double mb = median(wb, reps), mp = median(wp, reps), ml = median(wl, reps);
+    double mb = median(wb, reps), mp = median(wp, reps), ms = median(ws, reps);
+    double ml = median(wl, reps);
     printf("twfloor: n = %zu, %llu ops per window, median of %d windows (ns per stop + start)\n",
            n, (unsigned long long)ops, reps);
     char what[64];
     printf("  %-34s %8.1f\n", "bare list work", mb);
     snprintf(what, sizeof what, "bare + %d dependent adds", pad);
     printf("  %-34s %8.1f   %.2fx bare\n", what, mp, mp / mb);
+    snprintf(what, sizeof what, "bare + %d stores that hit L1", stores);
+    printf("  %-34s %8.1f   %.2fx bare\n", what, ms, ms / mb);
     snprintf(what, sizeof what, "tw_stop + tw_start, %s", tw_scheme_name((enum tw_scheme)sch));
     printf("  %-34s %8.1f   %.2fx bare\n", what, ml, ml / mb);
     tw_destroy(tw);
