@@ -473,40 +473,66 @@ TW_INLINE bool unlink_hier(struct hier_state *h, struct tw_timer *t)
 }
 
 /*
- * The default scheme's start in its common case, compiled as a leaf: every
- * call in it is a tail call, so it needs no stack frame and saves no
- * register.  At 10^6 timers the stores of a start or stop to cold
- * neighbours wait for their lines, and x86 commits stores in order, so
- * each push and pop behind them holds a store-queue entry that the next
- * operations could have used to get their own misses going
- * (docs/design.md, "Short paths").  The common case: a valid node, idle or
- * pending here in a wheel slot, its old and new deadlines beyond the
- * earliest-deadline cache.  Everything else goes to start_full() or
- * start_slow() before anything has changed.
+ * The start of scheme k (INL_HIER or INL_LAWN, a constant) in its common
+ * case, compiled as a leaf: every call in it is a tail call, so it needs
+ * no stack frame and saves no register.  At 10^6 timers the stores of a
+ * start or stop to cold neighbours wait for their lines, and x86 commits
+ * stores in order, so each push and pop behind them holds a store-queue
+ * entry that the next operations could have used to get their own misses
+ * going (docs/design.md, "Short paths").  The common case: a valid node,
+ * idle or pending here in the scheme's structure, and
+ *   - wheel: old and new deadlines beyond the earliest-deadline cache;
+ *   - Lawn: a queue for the new TTL that already has timers (so its head
+ *     and the heap of heads stay as they are), and a node that is not
+ *     its queue's head.
+ * Everything else goes to start_full() or start_slow() before anything
+ * has changed.
  */
-static TW_NOINLINE int start_hier(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+TW_INLINE int start_leaf(struct tw *tw, struct tw_timer *t, tw_time_t interval, enum inl k)
 {
-    struct hier_state *h = TW_STATE(tw, struct hier_state);
     if (TW_UNLIKELY(t == NULL || interval - 1 >= tw->max_interval || tw->now == TW_TIME_MAX))
         return start_slow(tw, t, interval);
     tw_time_t deadline = tw->now + interval;
     if (deadline < tw->now)
         deadline = TW_TIME_MAX;
     uint64_t w = tw_node_word(t) & ~tw_node_word_of(SCHEME_BITS, 0);
-    if (w == tw->word_mine) {
-        if (TW_UNLIKELY(t->tw_expires <= tw->now || deadline < h->min.max || !unlink_hier(h, t)))
-            return start_full(tw, t, interval, true);
-    } else if (TW_LIKELY(w == tw_node_word_of(TW_MAGIC, 0))) {
-        if (TW_UNLIKELY(deadline < h->min.max))
-            return start_full(tw, t, interval, true);
-        tw->count++;
-    } else {
+    bool pending = w == tw->word_mine;
+    if (TW_UNLIKELY(!pending && w != tw_node_word_of(TW_MAGIC, 0)))
         return start_slow(tw, t, interval);
+    if (TW_UNLIKELY(pending && t->tw_expires <= tw->now))
+        return start_full(tw, t, interval, k == INL_HIER); /* on a core list */
+    if (k == INL_HIER) {
+        struct hier_state *h = TW_STATE(tw, struct hier_state);
+        if (TW_UNLIKELY(deadline < h->min.max || (pending && !unlink_hier(h, t))))
+            return start_full(tw, t, interval, true);
+        t->tw_expires = deadline;
+        memcpy(&t->tw_flags, &tw->word_mine, sizeof tw->word_mine);
+        tw_horizon_lower(tw, tw_hier_place(h, t, tw->now));
+    } else {
+        struct lawn_state *L = TW_STATE(tw, struct lawn_state);
+        struct lawn_q *q = tw_lawn_lookup(L, deadline - tw->now);
+        if (TW_UNLIKELY(q == NULL || tw_list_empty(&q->list) ||
+                        (pending && (t->tw_flags & LAWN_F_HEAD))))
+            return start_full(tw, t, interval, false);
+        if (pending)
+            tw_list_del(&t->tw_u.link);
+        t->tw_expires = deadline;
+        memcpy(&t->tw_flags, &tw->word_mine, sizeof tw->word_mine);
+        tw_list_add_tail(&q->list, &t->tw_u.link);
     }
-    t->tw_expires = deadline;
-    memcpy(&t->tw_flags, &tw->word_mine, sizeof tw->word_mine);
-    tw_horizon_lower(tw, tw_hier_place(h, t, tw->now));
+    if (!pending)
+        tw->count++;
     return 0;
+}
+
+static TW_NOINLINE int start_hier(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    return start_leaf(tw, t, interval, INL_HIER);
+}
+
+static TW_NOINLINE int start_lawn(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    return start_leaf(tw, t, interval, INL_LAWN);
 }
 
 /* tw_start() and tw_stop() only choose, with tail calls, so that they need
@@ -517,6 +543,8 @@ int tw_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
         return start_slow(tw, t, interval);
     if (TW_LIKELY(tw->scheme == TW_HIERARCHICAL))
         return start_hier(tw, t, interval);
+    if (tw->scheme == TW_LAWN)
+        return start_lawn(tw, t, interval);
     return start_full(tw, t, interval, false);
 }
 

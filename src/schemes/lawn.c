@@ -65,12 +65,6 @@
 #define LAWN_MIN_HEAP 16u
 #define LAWN_MAX_SPARE 64u
 
-static inline uint32_t hash_ttl(tw_time_t ttl, uint32_t nbucket)
-{
-    /* Fibonacci hashing: the top bits of ttl * 2^64/phi. */
-    return (uint32_t)((ttl * 0x9e3779b97f4a7c15ull) >> 32) & (nbucket - 1);
-}
-
 static inline struct lawn_q *q_of(struct tw_link *l)
 {
     return tw_container_of(l, struct lawn_q, list);
@@ -143,7 +137,7 @@ static int rehash(struct tw *tw, struct lawn_state *L, uint32_t nb)
         struct lawn_q *q = L->bucket[i];
         while (q) {
             struct lawn_q *n = q->hnext;
-            uint32_t h = hash_ttl(q->ttl, nb);
+            uint32_t h = tw_lawn_hash(q->ttl, nb);
             q->hnext = b[h];
             b[h] = q;
             q = n;
@@ -153,14 +147,6 @@ static int rehash(struct tw *tw, struct lawn_state *L, uint32_t nb)
     L->bucket = b;
     L->nbucket = nb;
     return 0;
-}
-
-struct lawn_q *tw_lawn_lookup(const struct lawn_state *L, tw_time_t ttl)
-{
-    struct lawn_q *q = L->bucket[hash_ttl(ttl, L->nbucket)];
-    while (q && q->ttl != ttl)
-        q = q->hnext;
-    return q;
 }
 
 /* Keep a queue taken out of the hash for reuse, or free it. */
@@ -196,7 +182,7 @@ static void maybe_reclaim(struct tw *tw, struct lawn_state *L, struct lawn_q *q)
 {
     if (q->mode != TW_TTL_AUTO || !tw_list_empty(&q->list))
         return;
-    struct lawn_q **pp = &L->bucket[hash_ttl(q->ttl, L->nbucket)];
+    struct lawn_q **pp = &L->bucket[tw_lawn_hash(q->ttl, L->nbucket)];
     while (*pp != q)
         pp = &(*pp)->hnext;
     *pp = q->hnext;
@@ -295,7 +281,7 @@ struct lawn_q *tw_lawn_get(struct tw *tw, struct lawn_state *L, tw_time_t ttl)
     q->ttl = ttl;
     q->hidx = LAWN_NOWHERE;
     q->mode = TW_TTL_AUTO;
-    uint32_t h = hash_ttl(ttl, L->nbucket);
+    uint32_t h = tw_lawn_hash(ttl, L->nbucket);
     q->hnext = L->bucket[h];
     L->bucket[h] = q;
     L->nq++;
@@ -454,7 +440,7 @@ int tw_lawn_check(struct tw *tw, struct lawn_state *L, struct tw_checker *c, uin
     for (uint32_t i = 0; i < L->nbucket; i++) {
         for (struct lawn_q *q = L->bucket[i]; q; q = q->hnext) {
             nq++;
-            if (hash_ttl(q->ttl, L->nbucket) != i)
+            if (tw_lawn_hash(q->ttl, L->nbucket) != i)
                 return tw_fail(c, "lawn: TTL %llu in bucket %u", (unsigned long long)q->ttl, i);
             if (tw_list_empty(&q->list)) {
                 if (q->mode == TW_TTL_AUTO)

@@ -37,7 +37,20 @@ struct lawn_state {
 
 int tw_lawn_setup(struct tw *tw, struct lawn_state *L, bool scan);
 void tw_lawn_teardown(struct tw *tw, struct lawn_state *L);
-struct lawn_q *tw_lawn_lookup(const struct lawn_state *L, tw_time_t ttl);
+TW_INLINE uint32_t tw_lawn_hash(tw_time_t ttl, uint32_t nbucket)
+{
+    /* Fibonacci hashing: the top bits of ttl * 2^64/phi. */
+    return (uint32_t)((ttl * 0x9e3779b97f4a7c15ull) >> 32) & (nbucket - 1);
+}
+
+/* The queue of this TTL, or NULL; inline for the start fast path. */
+TW_INLINE struct lawn_q *tw_lawn_lookup(const struct lawn_state *L, tw_time_t ttl)
+{
+    struct lawn_q *q = L->bucket[tw_lawn_hash(ttl, L->nbucket)];
+    while (q && q->ttl != ttl)
+        q = q->hnext;
+    return q;
+}
 /* Make room for a timer of this TTL; then tw_lawn_get() cannot fail. */
 int tw_lawn_reserve(struct tw *tw, struct lawn_state *L, tw_time_t ttl);
 struct lawn_q *tw_lawn_get(struct tw *tw, struct lawn_state *L, tw_time_t ttl);
