@@ -472,8 +472,71 @@ TW_INLINE bool unlink_hier(struct hier_state *h, struct tw_timer *t)
     return true;
 }
 
+/* Can a pending node of the hybrid be taken out with one unlink (in a
+ * queue, not its head; in the wheel, beyond the earliest-deadline cache)? */
+TW_INLINE bool hybrid_unlinkable(const struct hybrid_state *H, const struct tw_timer *t)
+{
+    if (t->tw_flags & HYB_F_LAWN)
+        return !(t->tw_flags & LAWN_F_HEAD);
+    return t->tw_expires > H->wheel.min.max;
+}
+
+TW_INLINE void hybrid_unlink(struct hybrid_state *H, struct tw_timer *t)
+{
+    if (t->tw_flags & HYB_F_LAWN)
+        tw_list_del(&t->tw_u.link);
+    else
+        tw_slots_unlink(&H->wheel.s, &t->tw_u.link, TW_LANE_SHIFT);
+}
+
+/* The hybrid's part of start_leaf(), its policy as hybrid_reserve() and
+ * hybrid_insert() apply it (schemes/hybrid.c), for the cases that touch
+ * neither the heap of queue heads nor an allocation: a TTL with a queue
+ * that has timers (the node goes to its tail), or a TTL that goes to the
+ * wheel (its candidate counted, below the threshold).  false, with
+ * nothing changed, for every other case. */
+TW_INLINE bool start_hybrid_part(struct tw *tw, struct tw_timer *t, tw_time_t deadline,
+                                 bool pending)
+{
+    struct hybrid_state *H = HYB(tw);
+    tw_time_t ttl = deadline - tw->now;
+    struct lawn_q *q = tw_lawn_lookup(&H->lawn, ttl);
+    if (pending && !hybrid_unlinkable(H, t))
+        return false;
+    if (q != NULL && q->mode != TW_TTL_WHEEL) {
+        if (tw_list_empty(&q->list))
+            return false;
+        if (pending)
+            hybrid_unlink(H, t);
+        t->tw_expires = deadline;
+        uint64_t w = tw->word_mine | tw_node_word_of(HYB_F_LAWN, 0);
+        memcpy(&t->tw_flags, &w, sizeof w);
+        tw_list_add_tail(&q->list, &t->tw_u.link);
+        return true;
+    }
+    if (deadline < H->wheel.min.max)
+        return false;
+    if (q == NULL) {
+        struct hybrid_cand *c = &H->cand[tw_hybrid_cand(ttl)];
+        uint32_t count = c->ttl != ttl ? 1 : c->count < UINT32_MAX ? c->count + 1 : c->count;
+        if (count >= H->threshold)
+            return false; /* it becomes a queue */
+        c->ttl = ttl;
+        c->count = count;
+    }
+    if (pending)
+        hybrid_unlink(H, t);
+    t->tw_expires = deadline;
+    memcpy(&t->tw_flags, &tw->word_mine, sizeof tw->word_mine);
+    tw_time_t up = tw_hier_place(&H->wheel, t, tw->now);
+    if (up < H->wheel_horizon)
+        H->wheel_horizon = up;
+    tw_horizon_lower(tw, up);
+    return true;
+}
+
 /*
- * The start of scheme k (INL_HIER or INL_LAWN, a constant) in its common
+ * The start of scheme k (INL_HIER, INL_LAWN or INL_HYBRID, a constant) in its common
  * case, compiled as a leaf: every call in it is a tail call, so it needs
  * no stack frame and saves no register.  At 10^6 timers the stores of a
  * start or stop to cold neighbours wait for their lines, and x86 commits
@@ -508,6 +571,9 @@ TW_INLINE int start_leaf(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
         t->tw_expires = deadline;
         memcpy(&t->tw_flags, &tw->word_mine, sizeof tw->word_mine);
         tw_horizon_lower(tw, tw_hier_place(h, t, tw->now));
+    } else if (k == INL_HYBRID) {
+        if (TW_UNLIKELY(!start_hybrid_part(tw, t, deadline, pending)))
+            return start_full(tw, t, interval, false);
     } else {
         struct lawn_state *L = TW_STATE(tw, struct lawn_state);
         struct lawn_q *q = tw_lawn_lookup(L, deadline - tw->now);
@@ -535,6 +601,11 @@ static TW_NOINLINE int start_lawn(struct tw *tw, struct tw_timer *t, tw_time_t i
     return start_leaf(tw, t, interval, INL_LAWN);
 }
 
+static TW_NOINLINE int start_hybrid(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    return start_leaf(tw, t, interval, INL_HYBRID);
+}
+
 /* tw_start() and tw_stop() only choose, with tail calls, so that they need
  * no frame either. */
 int tw_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
@@ -545,6 +616,8 @@ int tw_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
         return start_hier(tw, t, interval);
     if (tw->scheme == TW_LAWN)
         return start_lawn(tw, t, interval);
+    if (tw->scheme == TW_HYBRID)
+        return start_hybrid(tw, t, interval);
     return start_full(tw, t, interval, false);
 }
 

@@ -83,7 +83,7 @@ static int hybrid_reserve(struct tw *tw, tw_time_t deadline)
     if (q) {
         lawn = q->mode != TW_TTL_WHEEL;
     } else {
-        c = &H->cand[(uint32_t)((ttl * 0x9e3779b97f4a7c15ull) >> 56) % HYB_CANDIDATES];
+        c = &H->cand[tw_hybrid_cand(ttl)];
         count = c->ttl != ttl ? 1 : c->count < UINT32_MAX ? c->count + 1 : c->count;
         lawn = count >= H->threshold;
     }

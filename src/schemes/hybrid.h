@@ -28,6 +28,12 @@ struct hybrid_state {
 
 #define HYB(tw) TW_STATE(tw, struct hybrid_state)
 
+/* The candidate slot of a TTL. */
+TW_INLINE uint32_t tw_hybrid_cand(tw_time_t ttl)
+{
+    return (uint32_t)((ttl * 0x9e3779b97f4a7c15ull) >> 56) % HYB_CANDIDATES;
+}
+
 /* Stop: a node flag says which part holds the timer (the core rewrites
  * the node's flags after every remove, so the flag is left as it is). */
 TW_INLINE void tw_hybrid_remove(struct tw *tw, struct tw_timer *t)
