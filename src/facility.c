@@ -331,11 +331,11 @@ tw_time_t tw_timer_deadline(const struct tw_timer *t)
     return t ? t->tw_expires : 0;
 }
 
-/* The schemes whose remove (and, for the wheel, insert) the start and stop
- * fast paths compile in place, and the rest (INL_NONE: through tw->insert
- * and tw->remove).  The hierarchical wheel is the default scheme; Lawn and
- * the hybrid are here for their stop (issue 4 compares it with the
- * wheel's).  None of them keeps a timer late. */
+/* The schemes whose start and stop have leaf fast paths with their insert
+ * and remove compiled in place (start_leaf(), stop_leaf()), and the rest
+ * (INL_NONE: through tw->insert and tw->remove).  The hierarchical wheel
+ * is the default scheme; Lawn and the hybrid are the schemes issue 4
+ * compares with it.  None of them keeps a timer late. */
 enum inl { INL_NONE, INL_HIER, INL_LAWN, INL_HYBRID };
 
 /* Take a pending timer of this facility out of wherever it is, with the
@@ -455,7 +455,7 @@ TW_INLINE int start_fast(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
     return 0;
 }
 
-/* start_fast() out of line, for every case start_hier() leaves and for
+/* start_fast() out of line, for every case start_leaf() leaves and for
  * the schemes without a leaf. */
 static TW_NOINLINE int start_full(struct tw *tw, struct tw_timer *t, tw_time_t interval, bool hier)
 {
@@ -536,9 +536,9 @@ TW_INLINE bool start_hybrid_part(struct tw *tw, struct tw_timer *t, tw_time_t de
 }
 
 /*
- * The start of scheme k (INL_HIER, INL_LAWN or INL_HYBRID, a constant) in its common
- * case, compiled as a leaf: every call in it is a tail call, so it needs
- * no stack frame and saves no register.  At 10^6 timers the stores of a
+ * The start of scheme k (INL_HIER, INL_LAWN or INL_HYBRID: a constant) in
+ * its common case, compiled as a leaf: every call in it is a tail call, so
+ * it needs no stack frame and saves no register.  At 10^6 timers the stores of a
  * start or stop to cold neighbours wait for their lines, and x86 commits
  * stores in order, so each push and pop behind them holds a store-queue
  * entry that the next operations could have used to get their own misses
@@ -546,8 +546,10 @@ TW_INLINE bool start_hybrid_part(struct tw *tw, struct tw_timer *t, tw_time_t de
  * idle or pending here in the scheme's structure, and
  *   - wheel: old and new deadlines beyond the earliest-deadline cache;
  *   - Lawn: a queue for the new TTL that already has timers (so its head
- *     and the heap of heads stay as they are), and a node that is not
- *     its queue's head.
+ *     and the heap of heads stay as they are, and its reserve would do
+ *     nothing), and a node that is not its queue's head;
+ *   - hybrid: one of those two, as its policy routes the TTL
+ *     (start_hybrid_part()).
  * Everything else goes to start_full() or start_slow() before anything
  * has changed.
  */
@@ -687,7 +689,7 @@ static TW_NOINLINE int stop_lawn_head(struct tw *tw, struct lawn_state *L, struc
 }
 
 /*
- * The stop of scheme k (a constant) as a leaf, as start_hier() is.  Its
+ * The stop of scheme k (a constant) as a leaf, as start_leaf() is.  Its
  * common case is a node pending here in the scheme's structure whose stop
  * is one unlink: in the wheel, a deadline beyond the earliest-deadline
  * cache; in Lawn, not its queue's head.  A Lawn head goes to
