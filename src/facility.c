@@ -3,10 +3,10 @@
  *
  * A facility is one struct tw followed by its scheme's fixed state.  The core
  * checks arguments, keeps the contract of SPEC section 2 and dispatches to the
- * scheme through a const ops table, except that tw_start and tw_stop compile
- * the default scheme's insert and remove in place, and tw_stop Lawn's and
- * the hybrid's remove too: a few instructions fewer on the hottest paths
- * (docs/design.md, "Dispatch").
+ * scheme through a const ops table, except that tw_start and tw_stop of the
+ * default scheme, Lawn and the hybrid jump to leaf functions with the
+ * scheme's insert and remove in place: no stack frame, so fewer stores on
+ * the hottest paths (docs/design.md, "Dispatch" and "Short paths").
  *
  * Where a pending timer lives:
  *
@@ -419,12 +419,10 @@ static TW_NOINLINE int start_slow(struct tw *tw, struct tw_timer *t, tw_time_t i
  * The fast path: a valid node, idle or pending here, an interval in
  * [1, MaxInterval], a clock before the end of time.  It does what arm()
  * does in that case, with one load and compare of the node's state word in
- * place of the separate checks.  At 10^6 timers a start waits on a miss on
- * the node, and the fewer instructions it takes the more of those misses
- * overlap (docs/design.md, "Short paths").  `hier` is a constant at each
- * call: true compiles the default scheme's insert and remove in place of
- * the calls through tw->insert and tw->remove, as a kernel's wheel has no
- * indirection at all.
+ * place of the separate checks.  `hier` is a constant at each call: true
+ * compiles the default scheme's insert and remove in place of the calls
+ * through tw->insert and tw->remove.  The schemes with a leaf (start_leaf()
+ * below) come here only for the cases their leaf leaves.
  */
 TW_INLINE int start_fast(struct tw *tw, struct tw_timer *t, tw_time_t interval, bool hier)
 {
