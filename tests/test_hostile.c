@@ -32,6 +32,10 @@
  *   hybrid_flag_checked     hybrid: a wheel node carrying the "in a Lawn
  *                           queue" flag fails tw_check(); every scheme:
  *                           stops and restarts across the two parts
+ *   hybrid_routing          hybrid: which part each start goes to, by the
+ *                           threshold, a candidate slot taken by another
+ *                           TTL, and the hints; restarts out of a queue
+ *                           (middle, last, head) fire in deadline order
  *
  *     twheel_hostile [SCHEME|all] [CASE]
  *
@@ -659,6 +663,133 @@ static void case_hybrid_flag_checked(struct ctx *c)
     ASSERT_OK(tw_destroy(tw));
 }
 
+/* The hybrid's candidate slot of a TTL: the hash of hybrid.h's
+ * tw_hybrid_cand(), to find two TTLs that share a slot. */
+static unsigned hyb_cand(tw_time_t ttl)
+{
+    return (unsigned)((ttl * 0x9e3779b97f4a7c15ull) >> 56) % 256u;
+}
+
+/* In the hybrid, does x sit in a Lawn queue?  -1 for the other schemes. */
+static int in_queue(const struct ctx *c, const struct ttimer *x)
+{
+    if (c->scheme != TW_HYBRID)
+        return -1;
+    return (x->node.tw_flags & HYB_IN_LAWN) != 0;
+}
+
+#define ASSERT_ROUTE(x, want)                                                   \
+    do {                                                                       \
+        if (c->scheme == TW_HYBRID)                                            \
+            ASSERT_EQ_INT(in_queue(c, (x)), (want));                           \
+    } while (0)
+
+/*
+ * The hybrid's routing policy, which both its full path (hybrid_reserve(),
+ * hybrid_insert()) and the start fast path in facility.c apply, pinned
+ * start by start (threshold K = 8):
+ *   - the first K-1 starts of a TTL go to the wheel, the K-th and later to
+ *     a queue, and a timer restarted with that TTL then joins the queue;
+ *   - a TTL that lands in the same candidate slot resets the count;
+ *   - TW_TTL_WHEEL on a TTL whose queue has timers sends its next start to
+ *     the wheel;
+ *   - restarts out of a queue (a middle node to the wheel, the last one
+ *     back to its tail, the head to the wheel): checked after each, and
+ *     the three fire in deadline order.
+ * On the other schemes the same starts and restarts must keep the facility
+ * consistent and fire on time.
+ */
+static void case_hybrid_routing(struct ctx *c)
+{
+    c->cfg.ttl_threshold = 8;
+    CREATE(tw);
+    if (tw_max_interval(tw) < 1000 || c->start > TW_TIME_MAX - 100000) {
+        ASSERT_OK(tw_destroy(tw)); /* TTLs must be deadline - now exactly */
+        return;
+    }
+    enum { N = 24 };
+    struct ttimer t[N];
+    for (int i = 0; i < N; i++)
+        tt_init(&t[i], i);
+    const tw_time_t T = 100, T2 = 200, T3 = 50;
+    tw_time_t U = T2 + 1;
+    while (hyb_cand(U) != hyb_cand(T2))
+        U++;
+
+    /* K-1 starts of T in the wheel, the K-th and (K+1)-th in a queue */
+    for (int i = 0; i < 7; i++) {
+        ASSERT_OK(tw_start(tw, &t[i].node, T));
+        ASSERT_ROUTE(&t[i], 0);
+    }
+    ASSERT_OK(tw_start(tw, &t[7].node, T));
+    ASSERT_ROUTE(&t[7], 1);
+    ASSERT_OK(tw_start(tw, &t[8].node, T));
+    ASSERT_ROUTE(&t[8], 1);
+    ASSERT_OK(tw_start(tw, &t[2].node, T)); /* from the wheel to the queue */
+    ASSERT_ROUTE(&t[2], 1);
+    ASSERT_CHECK(tw);
+
+    /* T2 counted to K-1, reset by U in its slot: the next T2 is a 1 */
+    for (int i = 9; i < 16; i++)
+        ASSERT_OK(tw_start(tw, &t[i].node, T2));
+    ASSERT_OK(tw_start(tw, &t[16].node, U));
+    ASSERT_OK(tw_start(tw, &t[17].node, T2));
+    ASSERT_ROUTE(&t[17], 0);
+    ASSERT_CHECK(tw);
+
+    /* T's queue has timers; hinted to the wheel, T's next start is not
+     * queued (those already queued stay) */
+    if (c->scheme == TW_HYBRID)
+        ASSERT_OK(tw_ttl_hint(tw, T, TW_TTL_WHEEL));
+    ASSERT_OK(tw_start(tw, &t[18].node, T));
+    ASSERT_ROUTE(&t[18], 0);
+    ASSERT_ROUTE(&t[7], 1);
+    ASSERT_CHECK(tw);
+
+    /* A queue A, B, C of T3 (hinted: a queue from the first start) */
+    if (c->scheme == TW_HYBRID)
+        ASSERT_OK(tw_ttl_hint(tw, T3, TW_TTL_QUEUE));
+    struct ttimer *a = &t[19], *b = &t[20], *d = &t[21];
+    tw_time_t armed = tw_now(tw);
+    ASSERT_OK(tw_start(tw, &a->node, T3));
+    ASSERT_OK(tw_start(tw, &b->node, T3));
+    ASSERT_OK(tw_start(tw, &d->node, T3));
+    ASSERT_ROUTE(a, 1);
+    ASSERT_ROUTE(d, 1);
+    ASSERT_OK(tw_start(tw, &b->node, T3 + 10)); /* middle node: to the wheel */
+    ASSERT_ROUTE(b, 0);
+    ASSERT_CHECK(tw);
+    ASSERT_OK(tw_start(tw, &d->node, T3)); /* last node: back to the tail */
+    ASSERT_ROUTE(d, 1);
+    ASSERT_CHECK(tw);
+    ASSERT_OK(tw_start(tw, &a->node, T3 + 20)); /* the head: to the wheel */
+    ASSERT_ROUTE(a, 0);
+    ASSERT_CHECK(tw);
+
+    /* d at +T3, b at +T3+10, a at +T3+20: each at its own tick (the
+     * coarse wheel: all three by the bound of the last) */
+    if (scheme_exact(c->scheme)) {
+        ASSERT_GE_INT(tw_advance(tw, armed + T3 - 1), 0);
+        ASSERT_EQ_INT(d->fired, 0);
+        ASSERT_GE_INT(tw_advance(tw, armed + T3), 0);
+        ASSERT_EQ_INT(d->fired, 1);
+        ASSERT_EQ_INT(b->fired, 0);
+        ASSERT_GE_INT(tw_advance(tw, armed + T3 + 10), 0);
+        ASSERT_EQ_INT(b->fired, 1);
+        ASSERT_EQ_INT(a->fired, 0);
+        ASSERT_GE_INT(tw_advance(tw, armed + T3 + 20), 0);
+    } else {
+        ASSERT_GE_INT(tw_advance(tw, due_by(c, armed, armed + T3 + 20)), 0);
+        ASSERT_EQ_INT(d->fired, 1);
+        ASSERT_EQ_INT(b->fired, 1);
+    }
+    ASSERT_EQ_INT(a->fired, 1);
+    ASSERT_CHECK(tw);
+    ASSERT_GE_INT(tw_advance(tw, TW_TIME_MAX), 0);
+    ASSERT_EQ_U64(tw_count(tw), 0);
+    ASSERT_OK(tw_destroy(tw));
+}
+
 /* Two timers of the same TTL where the second's deadline saturates at
  * TW_TIME_MAX: started with interval X = 2^64 - 256 at 0 (deadline X) and
  * at 255 (deadline 2^64 - 1, so deadline - now is X again: lawn and the
@@ -714,6 +845,7 @@ static const struct test_case hostile_cases[] = {
     {"alloc_fail_ttl", case_alloc_fail_ttl, 1},
     {"check_detects_corruption", case_check_detects_corruption, 1},
     {"hybrid_flag_checked", case_hybrid_flag_checked, 1},
+    {"hybrid_routing", case_hybrid_routing, 1},
     {"saturated_same_ttl", case_saturated_same_ttl, 1},
 };
 #define NCASES (sizeof hostile_cases / sizeof hostile_cases[0])
