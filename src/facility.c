@@ -454,10 +454,22 @@ TW_INLINE int start_fast(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
 }
 
 /* start_fast() out of line, for every case start_leaf() leaves and for
- * the schemes without a leaf. */
-static TW_NOINLINE int start_full(struct tw *tw, struct tw_timer *t, tw_time_t interval, bool hier)
+ * the schemes without a leaf: one copy with the wheel's insert and remove
+ * in place, one through the ops table, so that a jump to either tests
+ * nothing more (start_full() picks one by a constant). */
+static TW_NOINLINE int start_full_hier(struct tw *tw, struct tw_timer *t, tw_time_t interval)
 {
-    return hier ? start_fast(tw, t, interval, true) : start_fast(tw, t, interval, false);
+    return start_fast(tw, t, interval, true);
+}
+
+static TW_NOINLINE int start_full_ops(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    return start_fast(tw, t, interval, false);
+}
+
+TW_INLINE int start_full(struct tw *tw, struct tw_timer *t, tw_time_t interval, bool hier)
+{
+    return hier ? start_full_hier(tw, t, interval) : start_full_ops(tw, t, interval);
 }
 
 /* Unlink a wheel node whose deadline is beyond the earliest-deadline
@@ -661,18 +673,40 @@ TW_INLINE int stop_fast(struct tw *tw, struct tw_timer *t, enum inl k)
     return stopped(tw, t);
 }
 
-/* stop_fast() out of line, for the cases stop_leaf() leaves. */
-static TW_NOINLINE int stop_full(struct tw *tw, struct tw_timer *t, enum inl k)
+/* stop_fast() out of line, for the cases stop_leaf() leaves and for the
+ * schemes without a leaf: a copy per kind, picked by stop_full() with a
+ * constant, as start_full() does. */
+static TW_NOINLINE int stop_full_hier(struct tw *tw, struct tw_timer *t)
+{
+    return stop_fast(tw, t, INL_HIER);
+}
+
+static TW_NOINLINE int stop_full_lawn(struct tw *tw, struct tw_timer *t)
+{
+    return stop_fast(tw, t, INL_LAWN);
+}
+
+static TW_NOINLINE int stop_full_hybrid(struct tw *tw, struct tw_timer *t)
+{
+    return stop_fast(tw, t, INL_HYBRID);
+}
+
+static TW_NOINLINE int stop_full_ops(struct tw *tw, struct tw_timer *t)
+{
+    return stop_fast(tw, t, INL_NONE);
+}
+
+TW_INLINE int stop_full(struct tw *tw, struct tw_timer *t, enum inl k)
 {
     switch (k) {
     case INL_HIER:
-        return stop_fast(tw, t, INL_HIER);
+        return stop_full_hier(tw, t);
     case INL_LAWN:
-        return stop_fast(tw, t, INL_LAWN);
+        return stop_full_lawn(tw, t);
     case INL_HYBRID:
-        return stop_fast(tw, t, INL_HYBRID);
+        return stop_full_hybrid(tw, t);
     default:
-        return stop_fast(tw, t, INL_NONE);
+        return stop_full_ops(tw, t);
     }
 }
 
