@@ -338,6 +338,20 @@ tw_time_t tw_timer_deadline(const struct tw_timer *t)
  * compares with it.  None of them keeps a timer late. */
 enum inl { INL_NONE, INL_HIER, INL_LAWN, INL_HYBRID };
 
+/* An out-of-line copy of an inline start or stop path, specialised by its
+ * last argument (a constant): the functions tw_start() and tw_stop() jump
+ * to. */
+#define START_COPY(name, path, kind)                                           \
+    static TW_NOINLINE int name(struct tw *tw, struct tw_timer *t, tw_time_t interval) \
+    {                                                                          \
+        return path(tw, t, interval, kind);                                    \
+    }
+#define STOP_COPY(name, path, kind)                                            \
+    static TW_NOINLINE int name(struct tw *tw, struct tw_timer *t)             \
+    {                                                                          \
+        return path(tw, t, kind);                                              \
+    }
+
 /* Take a pending timer of this facility out of wherever it is, with the
  * remove of the scheme `k` (a constant at each call) in place. */
 TW_INLINE void detach(struct tw *tw, struct tw_timer *t, enum inl k)
@@ -415,6 +429,28 @@ static TW_NOINLINE int start_slow(struct tw *tw, struct tw_timer *t, tw_time_t i
     return arm(tw, t, deadline);
 }
 
+/* The checks of the start fast paths: -1 for every case start_slow() must
+ * take (NULL, interval 0 -- it wraps -- or beyond MaxInterval, the end of
+ * time, a node not initialised or pending elsewhere), else 1 if t is
+ * pending here and 0 if it is idle, from one load and compare of the
+ * node's state word. */
+TW_INLINE int start_state(const struct tw *tw, const struct tw_timer *t, tw_time_t interval)
+{
+    if (t == NULL || interval - 1 >= tw->max_interval || tw->now == TW_TIME_MAX)
+        return -1;
+    uint64_t w = tw_node_word(t) & ~tw_node_word_of(SCHEME_BITS, 0);
+    if (w == tw->word_mine)
+        return 1;
+    return w == tw_node_word_of(TW_MAGIC, 0) ? 0 : -1;
+}
+
+/* now + interval, saturated at the end of time. */
+TW_INLINE tw_time_t deadline_of(const struct tw *tw, tw_time_t interval)
+{
+    tw_time_t d = tw->now + interval;
+    return d < tw->now ? TW_TIME_MAX : d;
+}
+
 /*
  * The fast path: a valid node, idle or pending here, an interval in
  * [1, MaxInterval], a clock before the end of time.  It does what arm()
@@ -426,15 +462,11 @@ static TW_NOINLINE int start_slow(struct tw *tw, struct tw_timer *t, tw_time_t i
  */
 TW_INLINE int start_fast(struct tw *tw, struct tw_timer *t, tw_time_t interval, bool hier)
 {
-    if (TW_UNLIKELY(t == NULL || interval - 1 >= tw->max_interval || tw->now == TW_TIME_MAX))
-        return start_slow(tw, t, interval); /* interval 0 wraps: slow too */
-    tw_time_t deadline = tw->now + interval;
-    if (deadline < tw->now)
-        deadline = TW_TIME_MAX;
-    uint64_t w = tw_node_word(t) & ~tw_node_word_of(SCHEME_BITS, 0);
-    bool pending = w == tw->word_mine;
-    if (TW_UNLIKELY(!pending && w != tw_node_word_of(TW_MAGIC, 0)))
+    int state = start_state(tw, t, interval);
+    if (TW_UNLIKELY(state < 0))
         return start_slow(tw, t, interval);
+    bool pending = state > 0;
+    tw_time_t deadline = deadline_of(tw, interval);
     if (!hier && tw->reserve) {
         int rc = tw->reserve(tw, deadline);
         if (TW_UNLIKELY(rc))
@@ -457,15 +489,8 @@ TW_INLINE int start_fast(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
  * the schemes without a leaf: one copy with the wheel's insert and remove
  * in place, one through the ops table, so that a jump to either tests
  * nothing more (start_full() picks one by a constant). */
-static TW_NOINLINE int start_full_hier(struct tw *tw, struct tw_timer *t, tw_time_t interval)
-{
-    return start_fast(tw, t, interval, true);
-}
-
-static TW_NOINLINE int start_full_ops(struct tw *tw, struct tw_timer *t, tw_time_t interval)
-{
-    return start_fast(tw, t, interval, false);
-}
+START_COPY(start_full_hier, start_fast, true)
+START_COPY(start_full_ops, start_fast, false)
 
 TW_INLINE int start_full(struct tw *tw, struct tw_timer *t, tw_time_t interval, bool hier)
 {
@@ -565,15 +590,11 @@ TW_INLINE bool start_hybrid_part(struct tw *tw, struct tw_timer *t, tw_time_t de
  */
 TW_INLINE int start_leaf(struct tw *tw, struct tw_timer *t, tw_time_t interval, enum inl k)
 {
-    if (TW_UNLIKELY(t == NULL || interval - 1 >= tw->max_interval || tw->now == TW_TIME_MAX))
+    int state = start_state(tw, t, interval);
+    if (TW_UNLIKELY(state < 0))
         return start_slow(tw, t, interval);
-    tw_time_t deadline = tw->now + interval;
-    if (deadline < tw->now)
-        deadline = TW_TIME_MAX;
-    uint64_t w = tw_node_word(t) & ~tw_node_word_of(SCHEME_BITS, 0);
-    bool pending = w == tw->word_mine;
-    if (TW_UNLIKELY(!pending && w != tw_node_word_of(TW_MAGIC, 0)))
-        return start_slow(tw, t, interval);
+    bool pending = state > 0;
+    tw_time_t deadline = deadline_of(tw, interval);
     if (TW_UNLIKELY(pending && t->tw_expires <= tw->now))
         return start_full(tw, t, interval, k == INL_HIER); /* on a core list */
     if (k == INL_HIER) {
@@ -603,20 +624,9 @@ TW_INLINE int start_leaf(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
     return 0;
 }
 
-static TW_NOINLINE int start_hier(struct tw *tw, struct tw_timer *t, tw_time_t interval)
-{
-    return start_leaf(tw, t, interval, INL_HIER);
-}
-
-static TW_NOINLINE int start_lawn(struct tw *tw, struct tw_timer *t, tw_time_t interval)
-{
-    return start_leaf(tw, t, interval, INL_LAWN);
-}
-
-static TW_NOINLINE int start_hybrid(struct tw *tw, struct tw_timer *t, tw_time_t interval)
-{
-    return start_leaf(tw, t, interval, INL_HYBRID);
-}
+START_COPY(start_hier, start_leaf, INL_HIER)
+START_COPY(start_lawn, start_leaf, INL_LAWN)
+START_COPY(start_hybrid, start_leaf, INL_HYBRID)
 
 /* tw_start() and tw_stop() only choose, with tail calls, so that they need
  * no frame either. */
@@ -661,14 +671,19 @@ static TW_NOINLINE int stop_slow(struct tw *tw, struct tw_timer *t)
     return stopped(tw, t);
 }
 
-/* A node pending here (one load and compare of its state word), taken out
- * with the remove of scheme `k` in place; everything else, stop_slow(). */
+/* Is t a node pending on this facility?  One load and compare of its state
+ * word; the cases it tells apart from that, stop_slow() sorts out. */
+TW_INLINE bool pending_here(const struct tw *tw, const struct tw_timer *t)
+{
+    return t != NULL && (tw_node_word(t) & ~tw_node_word_of(SCHEME_BITS, 0)) == tw->word_mine;
+}
+
+/* A node pending here, taken out with the remove of scheme `k` in place;
+ * everything else, stop_slow(). */
 TW_INLINE int stop_fast(struct tw *tw, struct tw_timer *t, enum inl k)
 {
-    if (TW_UNLIKELY(t == NULL))
-        return TW_EINVAL;
-    if (TW_UNLIKELY((tw_node_word(t) & ~tw_node_word_of(SCHEME_BITS, 0)) != tw->word_mine))
-        return stop_slow(tw, t);
+    if (TW_UNLIKELY(!pending_here(tw, t)))
+        return stop_slow(tw, t); /* NULL too: TW_EINVAL */
     detach(tw, t, k);
     return stopped(tw, t);
 }
@@ -676,25 +691,10 @@ TW_INLINE int stop_fast(struct tw *tw, struct tw_timer *t, enum inl k)
 /* stop_fast() out of line, for the cases stop_leaf() leaves and for the
  * schemes without a leaf: a copy per kind, picked by stop_full() with a
  * constant, as start_full() does. */
-static TW_NOINLINE int stop_full_hier(struct tw *tw, struct tw_timer *t)
-{
-    return stop_fast(tw, t, INL_HIER);
-}
-
-static TW_NOINLINE int stop_full_lawn(struct tw *tw, struct tw_timer *t)
-{
-    return stop_fast(tw, t, INL_LAWN);
-}
-
-static TW_NOINLINE int stop_full_hybrid(struct tw *tw, struct tw_timer *t)
-{
-    return stop_fast(tw, t, INL_HYBRID);
-}
-
-static TW_NOINLINE int stop_full_ops(struct tw *tw, struct tw_timer *t)
-{
-    return stop_fast(tw, t, INL_NONE);
-}
+STOP_COPY(stop_full_hier, stop_fast, INL_HIER)
+STOP_COPY(stop_full_lawn, stop_fast, INL_LAWN)
+STOP_COPY(stop_full_hybrid, stop_fast, INL_HYBRID)
+STOP_COPY(stop_full_ops, stop_fast, INL_NONE)
 
 TW_INLINE int stop_full(struct tw *tw, struct tw_timer *t, enum inl k)
 {
@@ -730,10 +730,8 @@ static TW_NOINLINE int stop_lawn_head(struct tw *tw, struct lawn_state *L, struc
  */
 TW_INLINE int stop_leaf(struct tw *tw, struct tw_timer *t, enum inl k)
 {
-    if (TW_UNLIKELY(t == NULL))
-        return TW_EINVAL;
-    if (TW_UNLIKELY((tw_node_word(t) & ~tw_node_word_of(SCHEME_BITS, 0)) != tw->word_mine))
-        return stop_slow(tw, t);
+    if (TW_UNLIKELY(!pending_here(tw, t)))
+        return stop_slow(tw, t); /* NULL too: TW_EINVAL */
     if (TW_UNLIKELY(t->tw_expires <= tw->now))
         return stop_full(tw, t, k); /* on the due, ready or expired list */
     if (k == INL_HIER || (k == INL_HYBRID && !(t->tw_flags & HYB_F_LAWN))) {
@@ -749,20 +747,9 @@ TW_INLINE int stop_leaf(struct tw *tw, struct tw_timer *t, enum inl k)
     return stopped(tw, t);
 }
 
-static TW_NOINLINE int stop_hier(struct tw *tw, struct tw_timer *t)
-{
-    return stop_leaf(tw, t, INL_HIER);
-}
-
-static TW_NOINLINE int stop_lawn(struct tw *tw, struct tw_timer *t)
-{
-    return stop_leaf(tw, t, INL_LAWN);
-}
-
-static TW_NOINLINE int stop_hybrid(struct tw *tw, struct tw_timer *t)
-{
-    return stop_leaf(tw, t, INL_HYBRID);
-}
+STOP_COPY(stop_hier, stop_leaf, INL_HIER)
+STOP_COPY(stop_lawn, stop_leaf, INL_LAWN)
+STOP_COPY(stop_hybrid, stop_leaf, INL_HYBRID)
 
 int tw_stop(struct tw *tw, struct tw_timer *t)
 {
