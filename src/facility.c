@@ -605,8 +605,12 @@ TW_INLINE int start_leaf(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
         memcpy(&t->tw_flags, &tw->word_mine, sizeof tw->word_mine);
         tw_horizon_lower(tw, tw_hier_place(h, t, tw->now));
     } else if (k == INL_HYBRID) {
-        if (TW_UNLIKELY(!start_hybrid_part(tw, t, deadline, pending)))
+        /* Below the end of time, interval is deadline - now: one register
+         * fewer to keep, so that this leaf needs no frame either. */
+        if (TW_UNLIKELY(deadline == TW_TIME_MAX))
             return start_full(tw, t, interval, false);
+        if (TW_UNLIKELY(!start_hybrid_part(tw, t, deadline, pending)))
+            return start_full(tw, t, deadline - tw->now, false);
     } else {
         struct lawn_state *L = TW_STATE(tw, struct lawn_state);
         struct lawn_q *q = tw_lawn_lookup(L, deadline - tw->now);
