@@ -381,6 +381,13 @@ TW_INLINE int check_args(const struct tw *tw, const struct tw_timer *t)
     return 0;
 }
 
+/* A node's deadline and state word as a start leaves them. */
+TW_INLINE void arm_node(struct tw_timer *t, tw_time_t deadline, uint64_t word)
+{
+    t->tw_expires = deadline;
+    memcpy(&t->tw_flags, &word, sizeof word);
+}
+
 /* Start at an absolute deadline, the arguments already checked. */
 TW_INLINE int arm(struct tw *tw, struct tw_timer *t, tw_time_t deadline)
 {
@@ -400,9 +407,7 @@ TW_INLINE int arm(struct tw *tw, struct tw_timer *t, tw_time_t deadline)
         detach(tw, t, INL_NONE);
     else
         tw->count++;
-    t->tw_expires = deadline;
-    t->tw_owner = tw->id;
-    t->tw_flags = TW_MAGIC | TW_F_PENDING;
+    arm_node(t, deadline, tw->word_mine);
     if (late)
         tw_list_add_tail(&tw->due, &t->tw_u.link);
     else
@@ -477,8 +482,7 @@ TW_INLINE int start_fast(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
         detach(tw, t, hier ? INL_HIER : INL_NONE);
     else
         tw->count++;
-    t->tw_expires = deadline;
-    memcpy(&t->tw_flags, &tw->word_mine, sizeof tw->word_mine);
+    arm_node(t, deadline, tw->word_mine);
     if (hier)
         (void)tw_hier_insert(tw, TW_STATE(tw, struct hier_state), t);
     else
@@ -544,17 +548,15 @@ TW_INLINE bool start_hybrid_part(struct tw *tw, struct tw_timer *t, tw_time_t de
             return false;
         if (pending)
             hybrid_unlink(H, t);
-        t->tw_expires = deadline;
-        uint64_t w = tw->word_mine | tw_node_word_of(HYB_F_LAWN, 0);
-        memcpy(&t->tw_flags, &w, sizeof w);
+        arm_node(t, deadline, tw->word_mine | tw_node_word_of(HYB_F_LAWN, 0));
         tw_list_add_tail(&q->list, &t->tw_u.link);
         return true;
     }
     if (deadline < H->wheel.min.max)
         return false;
     if (q == NULL) {
-        struct hybrid_cand *c = &H->cand[tw_hybrid_cand(ttl)];
-        uint32_t count = c->ttl != ttl ? 1 : c->count < UINT32_MAX ? c->count + 1 : c->count;
+        struct hybrid_cand *c = tw_hybrid_cand(H, ttl);
+        uint32_t count = tw_hybrid_count(c, ttl);
         if (count >= H->threshold)
             return false; /* it becomes a queue */
         c->ttl = ttl;
@@ -562,8 +564,7 @@ TW_INLINE bool start_hybrid_part(struct tw *tw, struct tw_timer *t, tw_time_t de
     }
     if (pending)
         hybrid_unlink(H, t);
-    t->tw_expires = deadline;
-    memcpy(&t->tw_flags, &tw->word_mine, sizeof tw->word_mine);
+    arm_node(t, deadline, tw->word_mine);
     tw_time_t up = tw_hier_place(&H->wheel, t, tw->now);
     if (up < H->wheel_horizon)
         H->wheel_horizon = up;
@@ -604,8 +605,7 @@ TW_INLINE int start_leaf(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
         struct hier_state *h = TW_STATE(tw, struct hier_state);
         if (TW_UNLIKELY(deadline < h->min.max || (pending && !unlink_hier(h, t))))
             return start_full(tw, t, interval, true);
-        t->tw_expires = deadline;
-        memcpy(&t->tw_flags, &tw->word_mine, sizeof tw->word_mine);
+        arm_node(t, deadline, tw->word_mine);
         tw_horizon_lower(tw, tw_hier_place(h, t, tw->now));
     } else if (k == INL_HYBRID) {
         /* Below the end of time, interval is deadline - now: one register
@@ -623,8 +623,7 @@ TW_INLINE int start_leaf(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
             return start_full(tw, t, interval, false);
         if (pending)
             tw_list_del(&t->tw_u.link);
-        t->tw_expires = deadline;
-        memcpy(&t->tw_flags, &tw->word_mine, sizeof tw->word_mine);
+        arm_node(t, deadline, tw->word_mine);
         tw_list_add_tail(&q->list, &t->tw_u.link);
     }
     if (!pending)

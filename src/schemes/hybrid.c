@@ -83,8 +83,8 @@ static int hybrid_reserve(struct tw *tw, tw_time_t deadline)
     if (q) {
         lawn = q->mode != TW_TTL_WHEEL;
     } else {
-        c = &H->cand[tw_hybrid_cand(ttl)];
-        count = c->ttl != ttl ? 1 : c->count < UINT32_MAX ? c->count + 1 : c->count;
+        c = tw_hybrid_cand(H, ttl);
+        count = tw_hybrid_count(c, ttl);
         lawn = count >= H->threshold;
     }
     if (lawn) {

@@ -28,10 +28,18 @@ struct hybrid_state {
 
 #define HYB(tw) TW_STATE(tw, struct hybrid_state)
 
-/* The candidate slot of a TTL. */
-TW_INLINE uint32_t tw_hybrid_cand(tw_time_t ttl)
+/* The candidate slot of a TTL, and what its count becomes with one more
+ * start of that TTL (1 when another TTL held the slot; saturating). */
+TW_INLINE struct hybrid_cand *tw_hybrid_cand(struct hybrid_state *H, tw_time_t ttl)
 {
-    return (uint32_t)((ttl * 0x9e3779b97f4a7c15ull) >> 56) % HYB_CANDIDATES;
+    return &H->cand[(uint32_t)((ttl * 0x9e3779b97f4a7c15ull) >> 56) % HYB_CANDIDATES];
+}
+
+TW_INLINE uint32_t tw_hybrid_count(const struct hybrid_cand *c, tw_time_t ttl)
+{
+    if (c->ttl != ttl)
+        return 1;
+    return c->count < UINT32_MAX ? c->count + 1 : c->count;
 }
 
 /* Stop: a node flag says which part holds the timer (the core rewrites
