@@ -354,19 +354,17 @@ enum inl { INL_NONE, INL_HIER, INL_LAWN, INL_HYBRID };
     }
 
 /* Take a pending timer of this facility out of wherever it is, with the
- * remove of the scheme `k` (a constant at each call) in place. */
+ * wheel's remove in place (k == INL_HIER, a constant at each call) or
+ * through the ops table (INL_NONE).  Lawn's and the hybrid's stop leaves
+ * do their own removes and come here only for the rare cases. */
 TW_INLINE void detach(struct tw *tw, struct tw_timer *t, enum inl k)
 {
-    if (t->tw_expires <= tw->now && (k != INL_NONE || !tw->keeps_late))
+    if (t->tw_expires <= tw->now && (k == INL_HIER || !tw->keeps_late))
         tw_list_del(&t->tw_u.link); /* on the due, ready or expired list */
-    else if (k == INL_NONE)
-        tw->remove(tw, t);
     else if (k == INL_HIER)
         tw_hier_remove(TW_STATE(tw, struct hier_state), t);
-    else if (k == INL_LAWN)
-        tw_lawn_remove(tw, TW_STATE(tw, struct lawn_state), t);
     else
-        tw_hybrid_remove(tw, t);
+        tw->remove(tw, t);
 }
 
 /* Argument checks shared by start and stop: 0 or an error. */
@@ -696,25 +694,16 @@ TW_INLINE int stop_fast(struct tw *tw, struct tw_timer *t, enum inl k)
 }
 
 /* stop_fast() out of line, for the cases stop_leaf() leaves and for the
- * schemes without a leaf: a copy per kind, picked by stop_full() with a
- * constant, as start_full() does. */
+ * schemes without a leaf: one copy with the wheel's remove in place, one
+ * through the ops table (Lawn's and the hybrid's rare cases: a due timer,
+ * a wheel node in the hybrid's earliest-deadline cache), picked by
+ * stop_full() with a constant, as start_full() does. */
 STOP_COPY(stop_full_hier, stop_fast, INL_HIER)
-STOP_COPY(stop_full_lawn, stop_fast, INL_LAWN)
-STOP_COPY(stop_full_hybrid, stop_fast, INL_HYBRID)
 STOP_COPY(stop_full_ops, stop_fast, INL_NONE)
 
 TW_INLINE int stop_full(struct tw *tw, struct tw_timer *t, enum inl k)
 {
-    switch (k) {
-    case INL_HIER:
-        return stop_full_hier(tw, t);
-    case INL_LAWN:
-        return stop_full_lawn(tw, t);
-    case INL_HYBRID:
-        return stop_full_hybrid(tw, t);
-    default:
-        return stop_full_ops(tw, t);
-    }
+    return k == INL_HIER ? stop_full_hier(tw, t) : stop_full_ops(tw, t);
 }
 
 /* The stop of a Lawn queue's head, out of line: the queue's next timer

@@ -118,7 +118,16 @@ static void hybrid_insert(struct tw *tw, struct tw_timer *t)
     }
 }
 
-static void hybrid_remove(struct tw *tw, struct tw_timer *t) { tw_hybrid_remove(tw, t); }
+/* A node flag says which part holds the timer (the core rewrites the
+ * node's flags after every remove, so the flag is left as it is). */
+static void hybrid_remove(struct tw *tw, struct tw_timer *t)
+{
+    struct hybrid_state *H = HYB(tw);
+    if (t->tw_flags & HYB_F_LAWN)
+        tw_lawn_remove(tw, &H->lawn, t);
+    else
+        tw_hier_remove(&H->wheel, t);
+}
 
 static void hybrid_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
 {

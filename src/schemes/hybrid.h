@@ -1,6 +1,6 @@
 /*
- * hybrid.h -- the hybrid's state (hybrid.c), and its stop inline, so that
- * tw_stop() can compile it in place as it does the wheel's (facility.c).
+ * hybrid.h -- the hybrid's state (hybrid.c) and its routing policy, which
+ * both hybrid.c and the start and stop leaves of facility.c apply.
  */
 #ifndef TW_HYBRID_H
 #define TW_HYBRID_H
@@ -40,17 +40,6 @@ TW_INLINE uint32_t tw_hybrid_count(const struct hybrid_cand *c, tw_time_t ttl)
     if (c->ttl != ttl)
         return 1;
     return c->count < UINT32_MAX ? c->count + 1 : c->count;
-}
-
-/* Stop: a node flag says which part holds the timer (the core rewrites
- * the node's flags after every remove, so the flag is left as it is). */
-TW_INLINE void tw_hybrid_remove(struct tw *tw, struct tw_timer *t)
-{
-    struct hybrid_state *H = HYB(tw);
-    if (t->tw_flags & HYB_F_LAWN)
-        tw_lawn_remove(tw, &H->lawn, t);
-    else
-        tw_hier_remove(&H->wheel, t);
 }
 
 #endif

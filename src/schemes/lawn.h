@@ -61,8 +61,8 @@ void tw_lawn_remove_head(struct tw *tw, struct lawn_state *L, struct tw_timer *t
 void tw_lawn_collect(struct tw *tw, struct lawn_state *L, tw_time_t now, struct tw_ready *out);
 int tw_lawn_next(struct tw *tw, struct lawn_state *L, tw_time_t *out);
 /* Stop: a timer that is not its queue's head is unlinked and nothing else
- * changes (its queue stays non-empty, its head the same); inline, as the
- * wheel's stop is. */
+ * changes (its queue stays non-empty, its head the same).  For lawn.c and
+ * hybrid.c; facility.c's stop leaf makes the same test itself. */
 TW_INLINE void tw_lawn_remove(struct tw *tw, struct lawn_state *L, struct tw_timer *t)
 {
     if (TW_LIKELY(!(t->tw_flags & LAWN_F_HEAD)))
