@@ -109,9 +109,9 @@ void tw_mincache_del(struct tw_mincache *c, tw_time_t e)
     set_max(c);
 }
 
-void tw_mincache_expire(struct tw_mincache *c, tw_time_t now)
+void tw_mincache_drop(struct tw_mincache *c, tw_time_t now)
 {
-    uint32_t i = c->m && now < TW_TIME_MAX ? lower_bound(c, now + 1) : c->m;
+    uint32_t i = now < TW_TIME_MAX ? lower_bound(c, now + 1) : c->m;
     memmove(&c->v[0], &c->v[i], (c->m - i) * sizeof c->v[0]);
     c->m -= i;
     set_max(c);

@@ -384,7 +384,12 @@ TW_INLINE void tw_mincache_offer(struct tw_mincache *c, tw_time_t e)
 
 /* Drop the deadlines <= now (their timers fired); keep only those <= t
  * (a walk that stopped where the unvisited timers are >= t). */
-void tw_mincache_expire(struct tw_mincache *c, tw_time_t now);
+void tw_mincache_drop(struct tw_mincache *c, tw_time_t now);
+TW_INLINE void tw_mincache_expire(struct tw_mincache *c, tw_time_t now)
+{
+    if (c->m != 0 && c->v[0] <= now) /* else nothing cached has fired */
+        tw_mincache_drop(c, now);
+}
 void tw_mincache_clip(struct tw_mincache *c, tw_time_t t);
 
 /* Offer every deadline on the k <= TW_LANES lists heads[0..k) to c, the
