@@ -44,7 +44,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A random permutation of 0..n-1 (Fisher-Yates). */
+/* Shuffle p[0..n) in place (Fisher-Yates). */
+static void wl_shuffle(uint32_t *p, size_t n, struct rng *r)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)rng_below(r, i);
+        uint32_t t = p[i - 1];
+        p[i - 1] = p[j];
+        p[j] = t;
+    }
+}
+
+/* A random permutation of 0..n-1. */
 static uint32_t *wl_perm(size_t n, struct rng *r)
 {
     uint32_t *p = malloc((n ? n : 1) * sizeof *p);
@@ -52,12 +63,7 @@ static uint32_t *wl_perm(size_t n, struct rng *r)
         bench_die("out of memory for %zu indices", n);
     for (size_t i = 0; i < n; i++)
         p[i] = (uint32_t)i;
-    for (size_t i = n; i > 1; i--) {
-        size_t j = (size_t)rng_below(r, i);
-        uint32_t t = p[i - 1];
-        p[i - 1] = p[j];
-        p[j] = t;
-    }
+    wl_shuffle(p, n, r);
     return p;
 }
 
@@ -484,12 +490,7 @@ static void wl_ttl(const struct wl_spec *s, struct rng *r, struct wl_result *res
     for (size_t i = 0; i < nodes; i++)
         if (!idle[i])
             victims[nv++] = (uint32_t)i;
-    for (size_t i = nv; i > 1; i--) {
-        size_t j = (size_t)rng_below(r, i);
-        uint32_t t = victims[i - 1];
-        victims[i - 1] = victims[j];
-        victims[j] = t;
-    }
+    wl_shuffle(victims, nv, r);
     size_t K = s->n / 4 < 32768 ? s->n / 4 : 32768;
     if (K == 0)
         K = 1;
@@ -513,12 +514,7 @@ static void wl_ttl(const struct wl_spec *s, struct rng *r, struct wl_result *res
              * in this order; stopped in the same order a cycle later,
              * every stop would take the head of its FIFO (the worst case
              * of a Lawn queue, not a random stop).  Shuffle them. */
-            for (size_t j = K; j > 1; j--) {
-                size_t x = (size_t)rng_below(r, j);
-                uint32_t v = victims[at + j - 1];
-                victims[at + j - 1] = victims[at + x];
-                victims[at + x] = v;
-            }
+            wl_shuffle(victims + at, K, r);
             at += K;
             ns += t2 - t1;
             stops += K;
