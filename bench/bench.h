@@ -49,6 +49,7 @@ struct wl_spec {
     uint64_t lo, hi;       /* interval range of the n timers */
     uint64_t ops;          /* operations per window (see workloads.h) */
     uint32_t ttls;         /* ttl: number of distinct TTLs, D */
+    int stop_fifo;         /* ttl: stop in start order, not at random */
     int reps;              /* measured windows, after one warm-up window */
     int check;             /* --check: verify the structure after phases */
 };

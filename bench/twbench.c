@@ -231,31 +231,34 @@ struct wdef {
     const char *figure;
     const char *name2;     /* the second figure's series, or NULL */
     const char *figure2;
+    int fifo;              /* ttl: stops in start order (wl_spec.stop_fifo) */
 };
 
 static const struct wdef wdefs[] = {
     {"startstop", WL_STARTSTOP, 0, "ns per stop+start pair (random timer, random interval)", NULL,
-     NULL},
+     NULL, 0},
     {"churn", WL_CHURN, 0, "ns per stop+start of one timer restarted beyond n far timers",
-     "churn-any", "ns per stop+start of a random one of n far timers, restarted beyond all"},
+     "churn-any", "ns per stop+start of a random one of n far timers, restarted beyond all", 0},
     {"expire", WL_EXPIRE, 0, "ns per timer: n starts + tick-by-tick advances until all fired",
-     NULL, NULL},
+     NULL, NULL, 0},
     {"tcp", WL_TCP, 0, "ns per operation (restart or expiry), ~95% stopped before expiry", NULL,
-     NULL},
+     NULL, 0},
     {"tick", WL_TICK, 0, "ns per advance of one tick, nothing due, n far timers pending",
-     "tick-jump", "ns per jump of 2^36 ticks over n timers pending beyond it"},
+     "tick-jump", "ns per jump of 2^36 ticks over n timers pending beyond it", 0},
     {"ttl-1", WL_TTL, 1, "ns per timer (start + expire), 1 TTL, n pending", "ttl-1-stop",
-     "ns per stop of a random pending timer, 1 TTL"},
+     "ns per stop of a random pending timer, 1 TTL", 0},
     {"ttl-8", WL_TTL, 8, "ns per timer (start + expire), 8 distinct TTLs, n pending", "ttl-8-stop",
-     "ns per stop of a random pending timer, 8 distinct TTLs"},
+     "ns per stop of a random pending timer, 8 distinct TTLs", 0},
     {"ttl-64", WL_TTL, 64, "ns per timer (start + expire), 64 distinct TTLs, n pending",
-     "ttl-64-stop", "ns per stop of a random pending timer, 64 distinct TTLs"},
+     "ttl-64-stop", "ns per stop of a random pending timer, 64 distinct TTLs", 0},
+    {"ttl-8-fifo", WL_TTL, 8, "ns per timer (start + expire), 8 distinct TTLs, n pending",
+     "ttl-8-fifo-stop", "ns per stop of the timer started longest ago, 8 distinct TTLs", 1},
     {"ttl-many", WL_TTL, TTL_MANY, "ns per timer (start + expire), 10^5 distinct TTLs, n pending",
-     "ttl-many-stop", "ns per stop of a random pending timer, 10^5 distinct TTLs"},
+     "ttl-many-stop", "ns per stop of a random pending timer, 10^5 distinct TTLs", 0},
     {"ttl-sweep", WL_TTL, 0, "ns per timer (start + expire) against distinct TTLs D, n fixed",
-     "ttl-sweep-stop", "ns per stop of a random pending timer against distinct TTLs D"},
+     "ttl-sweep-stop", "ns per stop of a random pending timer against distinct TTLs D", 0},
     {"fig9", W_FIG9, 0, "ns per untimeout+timeout (or unset+set) of one callout beyond n", NULL,
-     NULL},
+     NULL, 0},
 };
 #define NWDEFS ((int)(sizeof wdefs / sizeof wdefs[0]))
 
@@ -889,6 +892,7 @@ static int run_cell(const struct wdef *wd, size_t n, uint32_t D, int ti, struct 
     const char *why;
     char nb[32];
     enum cell_state st = plan(t, wd->id, n, D, &spec, &why);
+    spec.stop_fifo = wd->fifo;
     if (st != CELL_OK) {
         c1->state = st;
         c1->why = why;
@@ -899,11 +903,13 @@ static int run_cell(const struct wdef *wd, size_t n, uint32_t D, int ti, struct 
         return 0;
     }
     /* A ttl point already measured under another name (ttl-8 at the sweep's
-     * n is the sweep's D = 8): same seed, same figures. */
-    if (wd->id == WL_TTL) {
+     * n is the sweep's D = 8): same seed, same figures.  Not the fifo
+     * workload's, whose stops are another figure. */
+    if (wd->id == WL_TTL && !wd->fifo) {
         for (int si = 0; si < nseries; si++) {
             struct series *s = &series[si];
-            if (strstr(s->name, "ttl-") != s->name || strstr(s->name, "-stop"))
+            if (strstr(s->name, "ttl-") != s->name || strstr(s->name, "-stop") ||
+                strstr(s->name, "-fifo"))
                 continue;
             for (int xi = 0; xi < s->nx; xi++)
                 if (s->n[xi] == n && s->d[xi] == D && s->cell[xi][ti].state == CELL_OK &&

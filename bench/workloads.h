@@ -55,6 +55,45 @@ static void wl_shuffle(uint32_t *p, size_t n, struct rng *r)
     }
 }
 
+/* Move a uniform random sample of k of p[0..n) to p[0..k), in random
+ * order (the first k steps of a Fisher-Yates shuffle). */
+static void wl_sample(uint32_t *p, size_t n, size_t k, struct rng *r)
+{
+    for (size_t i = 0; i < k; i++) {
+        size_t j = i + (size_t)rng_below(r, n - i);
+        uint32_t t = p[i];
+        p[i] = p[j];
+        p[j] = t;
+    }
+}
+
+/* Sort p[0..n) by key[p[i]], ascending. */
+struct wl_kv {
+    uint64_t k;
+    uint32_t v;
+};
+
+static int wl_cmp_kv(const void *a, const void *b)
+{
+    uint64_t x = ((const struct wl_kv *)a)->k, y = ((const struct wl_kv *)b)->k;
+    return (x > y) - (x < y);
+}
+
+static void wl_sort_by(uint32_t *p, size_t n, const uint64_t *key)
+{
+    struct wl_kv *a = malloc((n ? n : 1) * sizeof *a);
+    if (a == NULL)
+        bench_die("out of memory sorting %zu timers", n);
+    for (size_t i = 0; i < n; i++) {
+        a[i].k = key[p[i]];
+        a[i].v = p[i];
+    }
+    qsort(a, n, sizeof *a, wl_cmp_kv);
+    for (size_t i = 0; i < n; i++)
+        p[i] = a[i].v;
+    free(a);
+}
+
 /* A random permutation of 0..n-1. */
 static uint32_t *wl_perm(size_t n, struct rng *r)
 {
@@ -415,11 +454,17 @@ static inline size_t wl_take(struct wl_ctx *c, struct rng *r)
  *     Figure: ns per timer, i.e. the window's time (starts, advances,
  *     callbacks) divided by its starts, which in the steady state equal its
  *     expiries;
- *   - then the second figure, ns per stop: the pending timers are listed
- *     in a random order (untimed); per window, rounds of K = min(2^15, n/4)
- *     of them, taken in turn from that list, are stopped (timed), then
- *     started again with fresh TTLs (untimed) so that n stay pending, until
- *     the window holds at least 2^14 stops.
+ *   - then the second figure, ns per stop: per window, rounds of
+ *     K = min(2^15, n/4) pending timers are stopped (timed), then started
+ *     again with fresh TTLs (untimed) so that n stay pending, until the
+ *     window holds at least 2^16 stops.  Each round is a uniform random
+ *     sample of the pending timers, drawn afresh (untimed).  ttl-8-fifo
+ *     (stop_fifo) instead stops the K started longest ago, oldest first,
+ *     as request timeouts go when requests are answered in the order they
+ *     came: every stop is of the earliest timer of its TTL, in Lawn the
+ *     head of its queue.  (The pending timers are listed in start order
+ *     once, untimed; the rounds take that list in turn, and the restarts,
+ *     made in its order, keep it in start order.)
  */
 static void wl_ttl(const struct wl_spec *s, struct rng *r, struct wl_result *res)
 {
@@ -445,6 +490,11 @@ static void wl_ttl(const struct wl_spec *s, struct rng *r, struct wl_result *res
         c.pool[i] = (uint32_t)i;
     c.npool = nodes;
 
+    /* stop_fifo: each node's start number, for the start order of the
+     * pending timers (a predictable branch in the timed loop otherwise) */
+    uint64_t *born = NULL, nborn = 0;
+    if (s->stop_fifo && (born = calloc(nodes, sizeof *born)) == NULL)
+        bench_die("out of memory for %zu start numbers", nodes);
     uint64_t now = 0, acc = 0;
     for (int w = -1; w <= s->reps; w++) {
         uint64_t started = 0, advances = 0, fired0 = c.fired;
@@ -457,7 +507,10 @@ static void wl_ttl(const struct wl_spec *s, struct rng *r, struct wl_result *res
             drv_advance(&d, now);
             advances++;
             for (uint64_t m = acc >> 32; m; m--) {
-                drv_start(&d, wl_take(&c, r), ttl[rng_below(r, D)]);
+                size_t i = wl_take(&c, r);
+                if (born)
+                    born[i] = nborn++;
+                drv_start(&d, i, ttl[rng_below(r, D)]);
                 started++;
             }
             acc &= 0xffffffffu;
@@ -490,7 +543,8 @@ static void wl_ttl(const struct wl_spec *s, struct rng *r, struct wl_result *res
     for (size_t i = 0; i < nodes; i++)
         if (!idle[i])
             victims[nv++] = (uint32_t)i;
-    wl_shuffle(victims, nv, r);
+    if (born)
+        wl_sort_by(victims, nv, born);
     size_t K = s->n / 4 < 32768 ? s->n / 4 : 32768;
     if (K == 0)
         K = 1;
@@ -499,23 +553,24 @@ static void wl_ttl(const struct wl_spec *s, struct rng *r, struct wl_result *res
     size_t at = 0;
     for (int w = 0; w <= s->reps && K > 0; w++) {
         /* rounds of K stops, untimed restarts between them, until a window
-         * holds at least 2^14 stops */
+         * holds at least 2^16 stops */
         uint64_t ns = 0, stops = 0;
-        while (stops < 16384) {
-            if (at + K > nv)
-                at = 0;
+        while (stops < 65536) {
+            uint32_t *v = victims;
+            if (born) {
+                if (at + K > nv)
+                    at = 0;
+                v += at;
+                at += K;
+            } else {
+                wl_sample(victims, nv, K, r);
+            }
             uint64_t t1 = bench_now_ns();
-            for (size_t j = at; j < at + K; j++)
-                drv_stop(&d, victims[j]);
+            for (size_t j = 0; j < K; j++)
+                drv_stop(&d, v[j]);
             uint64_t t2 = bench_now_ns();
-            for (size_t j = at; j < at + K; j++)
-                drv_start(&d, victims[j], ttl[rng_below(r, D)]);
-            /* The restarts put these K at the tails of their TTLs' FIFOs
-             * in this order; stopped in the same order a cycle later,
-             * every stop would take the head of its FIFO (the worst case
-             * of a Lawn queue, not a random stop).  Shuffle them. */
-            wl_shuffle(victims + at, K, r);
-            at += K;
+            for (size_t j = 0; j < K; j++)
+                drv_start(&d, v[j], ttl[rng_below(r, D)]);
             ns += t2 - t1;
             stops += K;
         }
@@ -527,6 +582,7 @@ static void wl_ttl(const struct wl_spec *s, struct rng *r, struct wl_result *res
     drv_close(&d);
     free(victims);
     free(idle);
+    free(born);
     free(c.pool);
     free(ttl);
 }
