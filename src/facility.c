@@ -511,11 +511,12 @@ TW_INLINE bool unlink_hier(struct hier_state *h, struct tw_timer *t)
 }
 
 /* Can a pending node of the hybrid be taken out with one unlink (in a
- * queue, not its head; in the wheel, beyond the earliest-deadline cache)? */
+ * queue that keeps a timer; in the wheel, beyond the earliest-deadline
+ * cache)? */
 TW_INLINE bool hybrid_unlinkable(const struct hybrid_state *H, const struct tw_timer *t)
 {
     if (t->tw_flags & HYB_F_LAWN)
-        return !(t->tw_flags & LAWN_F_HEAD);
+        return tw_lawn_unlinkable(t);
     return t->tw_expires > H->wheel.min.max;
 }
 
@@ -582,9 +583,9 @@ TW_INLINE bool start_hybrid_part(struct tw *tw, struct tw_timer *t, tw_time_t de
  * idle or pending here in the scheme's structure, and
  *   - wheel: the old deadline beyond the earliest-deadline cache's last
  *     entry, the new one not below it;
- *   - Lawn: a queue for the new TTL that already has timers (so its head
- *     and the heap of heads stay as they are, and its reserve would do
- *     nothing), and a node that is not its queue's head;
+ *   - Lawn: a queue for the new TTL that already has timers (so the heap
+ *     of heads stays as it is, and its reserve would do nothing), and a
+ *     node that is not the only timer of its queue;
  *   - hybrid: one of those two, as its policy routes the TTL
  *     (start_hybrid_part()), and a deadline before the end of time.
  * Everything else goes to start_full() or start_slow() before anything
@@ -617,7 +618,7 @@ TW_INLINE int start_leaf(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
         struct lawn_state *L = TW_STATE(tw, struct lawn_state);
         struct lawn_q *q = tw_lawn_lookup(L, deadline - tw->now);
         if (TW_UNLIKELY(q == NULL || tw_list_empty(&q->list) ||
-                        (pending && (t->tw_flags & LAWN_F_HEAD))))
+                        (pending && !tw_lawn_unlinkable(t))))
             return start_full(tw, t, interval, false);
         if (pending)
             tw_list_del(&t->tw_u.link);
@@ -706,13 +707,11 @@ TW_INLINE int stop_full(struct tw *tw, struct tw_timer *t, enum inl k)
     return k == INL_HIER ? stop_full_hier(tw, t) : stop_full_ops(tw, t);
 }
 
-/* The stop of a Lawn queue's head, out of line: the queue's next timer
- * becomes its head, or the queue empties.  Reached only from stop_leaf(),
- * which has tested the flag, so that a stop of a head tests it once (an
- * irregular branch, mispredicted as often as heads come). */
-static TW_NOINLINE int stop_lawn_head(struct tw *tw, struct lawn_state *L, struct tw_timer *t)
+/* The stop of the only timer of a Lawn queue, out of line: the queue
+ * leaves the heads heap and may be reclaimed. */
+static TW_NOINLINE int stop_lawn_last(struct tw *tw, struct lawn_state *L, struct tw_timer *t)
 {
-    tw_lawn_remove_head(tw, L, t);
+    tw_lawn_remove_last(tw, L, t);
     return stopped(tw, t);
 }
 
@@ -720,8 +719,8 @@ static TW_NOINLINE int stop_lawn_head(struct tw *tw, struct lawn_state *L, struc
  * The stop of scheme k (a constant) as a leaf, as start_leaf() is.  Its
  * common case is a node pending here in the scheme's structure whose stop
  * is one unlink: in the wheel, a deadline beyond the earliest-deadline
- * cache; in Lawn, not its queue's head.  A Lawn head goes to
- * stop_lawn_head(), and every other case to stop_full() or stop_slow(),
+ * cache; in Lawn, a queue that keeps a timer.  The only timer of a Lawn queue goes to
+ * stop_lawn_last(), and every other case to stop_full() or stop_slow(),
  * before anything has changed.
  */
 TW_INLINE int stop_leaf(struct tw *tw, struct tw_timer *t, enum inl k)
@@ -736,8 +735,8 @@ TW_INLINE int stop_leaf(struct tw *tw, struct tw_timer *t, enum inl k)
             return stop_full(tw, t, k);
     } else {
         struct lawn_state *L = k == INL_LAWN ? TW_STATE(tw, struct lawn_state) : &HYB(tw)->lawn;
-        if (TW_UNLIKELY(t->tw_flags & LAWN_F_HEAD))
-            return stop_lawn_head(tw, L, t);
+        if (TW_UNLIKELY(!tw_lawn_unlinkable(t)))
+            return stop_lawn_last(tw, L, t);
         tw_list_del(&t->tw_u.link);
     }
     return stopped(tw, t);

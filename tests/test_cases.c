@@ -1246,6 +1246,73 @@ static void case_next_expiry_earliest_leave(struct ctx *c)
     ASSERT_OK(tw_destroy(tw));
 }
 
+/* Stops in start order, each of the earliest pending timer, as request
+ * timeouts go when requests are answered in the order they came: in lawn
+ * and the hybrid every such stop takes the head of its TTL's queue (two
+ * TTLs, started in turn).  After a stop, in turn: tw_next_expiry() is the
+ * least pending deadline (exact schemes); an advance to the tick before it
+ * fires nothing; an advance to it fires the earliest timer (in the other
+ * queue, whose head is due before the stopped queue's new head).  At the
+ * end every timer not stopped has fired once, never early. */
+static void case_stop_in_start_order(struct ctx *c)
+{
+    enum { N = 48 };
+    CREATE(tw);
+    static struct ttimer t[N];
+    tw_time_t armed[N];
+    int stopped[N] = {0};
+    const tw_time_t ttl[2] = {cap_interval(tw, 3000), cap_interval(tw, 3001)};
+    for (int i = 0; i < N; i++) {
+        tt_init(&t[i], i);
+        ASSERT_OK(tw_start(tw, &t[i].node, ttl[i % 2]));
+        armed[i] = tw_now(tw);
+        ASSERT_EQ_INT(tw_advance(tw, sat_add(tw_now(tw), 4)), 0);
+    }
+    for (int i = 0; i < N / 2; i++) {
+        if (!tw_timer_pending(&t[i].node))
+            continue; /* fired by an advance below */
+        ASSERT_EQ_INT(tw_stop(tw, &t[i].node), 1);
+        stopped[i] = 1;
+        tw_time_t want = TW_TIME_MAX;
+        int at = -1;
+        for (int j = 0; j < N; j++)
+            if (tw_timer_pending(&t[j].node) && (at < 0 || tw_timer_deadline(&t[j].node) < want)) {
+                want = tw_timer_deadline(&t[j].node);
+                at = j;
+            }
+        ASSERT_TRUE(at > i);
+        if (i % 3 == 0) {
+            tw_time_t ne = 0;
+            ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 1);
+            if (scheme_exact(c->scheme)) {
+                ASSERT_EQ_U64(ne, want);
+            } else {
+                ASSERT_GE_U64(ne, want);
+                ASSERT_LE_U64(ne, latest_fire(c->scheme, armed[at], want));
+            }
+        } else if (i % 3 == 1) {
+            if (want > tw_now(tw) + 1)
+                ASSERT_EQ_INT(tw_advance(tw, want - 1), 0); /* never early */
+        } else {
+            ASSERT_GE_INT(tw_advance(tw, fire_by(c, armed[at], want, tw_now(tw))), 1);
+            ASSERT_EQ_INT(t[at].fired, 1);
+            if (scheme_exact(c->scheme))
+                ASSERT_EQ_U64(t[at].fired_at, want);
+        }
+        ASSERT_CHECK(tw);
+    }
+    for (int i = 0; i < N; i++) {
+        if (tw_timer_pending(&t[i].node))
+            fire_one(c, tw, &t[i], armed[i]);
+        ASSERT_EQ_INT(t[i].fired, !stopped[i]);
+        if (t[i].fired)
+            ASSERT_GE_U64(t[i].fired_at, tw_timer_deadline(&t[i].node));
+    }
+    ASSERT_EQ_U64(tw_count(tw), 0);
+    ASSERT_CHECK(tw);
+    ASSERT_OK(tw_destroy(tw));
+}
+
 static void case_next_expiry(struct ctx *c)
 {
     CREATE(tw);
@@ -1363,6 +1430,7 @@ const struct test_case test_suite_cases[] = {
     {"big_jump", case_big_jump, 1},
     {"next_expiry", case_next_expiry, 1},
     {"next_expiry_earliest_leave", case_next_expiry_earliest_leave, 1},
+    {"stop_in_start_order", case_stop_in_start_order, 1},
     {"many_timers", case_many_timers, 1},
 };
 const size_t test_suite_cases_count = sizeof test_suite_cases / sizeof test_suite_cases[0];

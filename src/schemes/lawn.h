@@ -7,10 +7,6 @@
 
 #include "../twheel_internal.h"
 
-/* Node flag: this timer is the head of its queue (its prev is the queue's
- * list head, so stop can find the queue without a pointer in the node). */
-#define LAWN_F_HEAD TW_F_SCHEME1
-
 struct lawn_q {
     struct tw_link list;        /* FIFO of timers, sorted by construction */
     tw_time_t ttl;
@@ -55,20 +51,27 @@ TW_INLINE struct lawn_q *tw_lawn_lookup(const struct lawn_state *L, tw_time_t tt
 int tw_lawn_reserve(struct tw *tw, struct lawn_state *L, tw_time_t ttl);
 struct lawn_q *tw_lawn_get(struct tw *tw, struct lawn_state *L, tw_time_t ttl);
 void tw_lawn_insert(struct tw *tw, struct lawn_state *L, struct lawn_q *q, struct tw_timer *t);
-/* Stop of a queue's head (LAWN_F_HEAD): the next timer becomes the head,
- * or the queue empties and may be reclaimed. */
-void tw_lawn_remove_head(struct tw *tw, struct lawn_state *L, struct tw_timer *t);
+/* Stop of a queue's only timer: the queue leaves the heap and may be
+ * reclaimed. */
+void tw_lawn_remove_last(struct tw *tw, struct lawn_state *L, struct tw_timer *t);
 void tw_lawn_collect(struct tw *tw, struct lawn_state *L, tw_time_t now, struct tw_ready *out);
 int tw_lawn_next(struct tw *tw, struct lawn_state *L, tw_time_t *out);
-/* Stop: a timer that is not its queue's head is unlinked and nothing else
- * changes (its queue stays non-empty, its head the same).  For lawn.c and
- * hybrid.c; facility.c's stop leaf makes the same test itself. */
+/* Is t, pending in a queue, not its queue's only timer?  Then its stop is
+ * one unlink, its head's included: the queue's key in the heads heap stays
+ * as it was, a lower bound of the new head's deadline (lawn.c).  The only
+ * timer is the one whose prev and next are both the queue's list head. */
+TW_INLINE bool tw_lawn_unlinkable(const struct tw_timer *t)
+{
+    return t->tw_u.link.next != t->tw_u.link.prev;
+}
+/* Stop: for lawn.c and hybrid.c; facility.c's stop leaf makes the same
+ * test itself. */
 TW_INLINE void tw_lawn_remove(struct tw *tw, struct lawn_state *L, struct tw_timer *t)
 {
-    if (TW_LIKELY(!(t->tw_flags & LAWN_F_HEAD)))
+    if (TW_LIKELY(tw_lawn_unlinkable(t)))
         tw_list_del(&t->tw_u.link);
     else
-        tw_lawn_remove_head(tw, L, t);
+        tw_lawn_remove_last(tw, L, t);
 }
 int tw_lawn_check(struct tw *tw, struct lawn_state *L, struct tw_checker *c, uint32_t flag);
 int tw_lawn_hint(struct tw *tw, struct lawn_state *L, tw_time_t ttl, int hint);
