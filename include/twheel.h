@@ -291,7 +291,8 @@ TW_EXTERN struct tw_timer *tw_get_expired(struct tw *tw);
  * before tw_now()) gives its deadline.  Cost, besides a look at the lists
  * of due timers: list O(n); ordered, heap O(1); wheel, hashed_sorted,
  * hierarchical_coarse O(slots/64) bitmap scans (hashed_sorted: and the
- * first occupied slot's head); lawn O(1) (O(TTLs) with TW_OPT_LAWN_SCAN);
+ * first occupied slot's head); lawn O(1) and O(log TTLs) per queue whose
+ * head was stopped since (O(TTLs) with TW_OPT_LAWN_SCAN);
  * hashed and hierarchical O(1) while their cache of the 64 earliest
  * deadlines holds, which a walk refills once 64 earliest timers have left
  * (hierarchical: the first slot of the lowest level in use; hashed: slots

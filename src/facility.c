@@ -719,9 +719,9 @@ static TW_NOINLINE int stop_lawn_last(struct tw *tw, struct lawn_state *L, struc
  * The stop of scheme k (a constant) as a leaf, as start_leaf() is.  Its
  * common case is a node pending here in the scheme's structure whose stop
  * is one unlink: in the wheel, a deadline beyond the earliest-deadline
- * cache; in Lawn, a queue that keeps a timer.  The only timer of a Lawn queue goes to
- * stop_lawn_last(), and every other case to stop_full() or stop_slow(),
- * before anything has changed.
+ * cache; in Lawn, a queue that keeps a timer.  The only timer of a Lawn
+ * queue goes to stop_lawn_last(), and every other case to stop_full() or
+ * stop_slow(), before anything has changed.
  */
 TW_INLINE int stop_leaf(struct tw *tw, struct tw_timer *t, enum inl k)
 {

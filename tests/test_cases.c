@@ -1246,6 +1246,17 @@ static void case_next_expiry_earliest_leave(struct ctx *c)
     ASSERT_OK(tw_destroy(tw));
 }
 
+/* Ask lawn and the hybrid to keep a queue for `ttl` (TW_TTL_QUEUE): so the
+ * hybrid's first timers of it go to a queue, not to its wheel.  Other
+ * schemes refuse with TW_EINVAL, which changes nothing.  1 if the call
+ * did what its scheme documents. */
+static int pin_queue(struct tw *tw, tw_time_t ttl)
+{
+    int rc = tw_ttl_hint(tw, ttl, TW_TTL_QUEUE);
+    enum tw_scheme s = tw_get_scheme(tw);
+    return s == TW_LAWN || s == TW_HYBRID ? rc == 0 : rc == TW_EINVAL;
+}
+
 /* Stops in start order, each of the earliest pending timer, as request
  * timeouts go when requests are answered in the order they came: in lawn
  * and the hybrid every such stop takes the head of its TTL's queue (two
@@ -1262,6 +1273,8 @@ static void case_stop_in_start_order(struct ctx *c)
     tw_time_t armed[N];
     int stopped[N] = {0};
     const tw_time_t ttl[2] = {cap_interval(tw, 3000), cap_interval(tw, 3001)};
+    for (int k = 0; k < 2; k++) /* the hybrid: queues from the first start */
+        ASSERT_TRUE(pin_queue(tw, ttl[k]));
     for (int i = 0; i < N; i++) {
         tt_init(&t[i], i);
         ASSERT_OK(tw_start(tw, &t[i].node, ttl[i % 2]));
@@ -1311,6 +1324,87 @@ static void case_stop_in_start_order(struct ctx *c)
     ASSERT_EQ_U64(tw_count(tw), 0);
     ASSERT_CHECK(tw);
     ASSERT_OK(tw_destroy(tw));
+}
+
+/* Lawn keys a queue in its heap of heads by a lower bound of its head's
+ * deadline, left as it was when a head is stopped (lawn.c).  Four short
+ * sequences, each of which needs such a stale key corrected at the right
+ * moment, on every scheme (lawn and the hybrid with their TTLs pinned as
+ * queues) through the contract alone.  Times are from b, the start clock:
+ *   0: two stale keys stacked at the root: next_expiry corrects both;
+ *   1: a stale root whose head is not due, above a queue whose head is:
+ *      the latter fires at its deadline;
+ *   2: the same, both passed in one advance;
+ *   3: a pinned queue's only timer stopped under a stale key, the queue
+ *      then filled again. */
+static void case_stale_queue_keys(struct ctx *c)
+{
+    static const int want[4][5] = {
+        {0, 0, 1, 1, 1}, {0, 1, 1, 0, 0}, {0, 1, 1, 0, 0}, {0, 1, 0, 1, 0}};
+    for (int v = 0; v < 4; v++) {
+        CREATE(tw);
+        static struct ttimer t[5];
+        tw_time_t b = tw_now(tw), ne = 0, armed[5] = {b, b, b, b, b};
+        for (int i = 0; i < 5; i++)
+            tt_init(&t[i], i);
+        for (tw_time_t ttl = 100; ttl <= 150; ttl++)
+            ASSERT_TRUE(pin_queue(tw, ttl));
+        if (v == 0) {
+            ASSERT_OK(tw_start(tw, &t[0].node, 100));
+            ASSERT_OK(tw_start(tw, &t[1].node, 101));
+            ASSERT_OK(tw_start(tw, &t[2].node, 150));
+            ASSERT_EQ_INT(tw_advance(tw, b + 60), 0);
+            ASSERT_OK(tw_start(tw, &t[3].node, 100)); /* b + 160 */
+            ASSERT_OK(tw_start(tw, &t[4].node, 101)); /* b + 161 */
+            armed[3] = armed[4] = b + 60;
+            ASSERT_EQ_INT(tw_stop(tw, &t[0].node), 1);
+            ASSERT_EQ_INT(tw_stop(tw, &t[1].node), 1);
+            ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 1);
+            if (scheme_exact(c->scheme))
+                ASSERT_EQ_U64(ne, b + 150);
+            else
+                ASSERT_TRUE(ne >= b + 150 && ne <= latest_fire(c->scheme, b, b + 150));
+        } else if (v == 1 || v == 2) {
+            ASSERT_OK(tw_start(tw, &t[0].node, 100));
+            ASSERT_OK(tw_start(tw, &t[1].node, 150));
+            ASSERT_EQ_INT(tw_advance(tw, b + 99), 0);
+            ASSERT_OK(tw_start(tw, &t[2].node, 100)); /* b + 199 */
+            armed[2] = b + 99;
+            ASSERT_EQ_INT(tw_stop(tw, &t[0].node), 1);
+            if (v == 1) {
+                ASSERT_EQ_INT(tw_advance(tw, b + 149), 0);
+                fire_one(c, tw, &t[1], b);
+            } else if (scheme_exact(c->scheme)) {
+                ASSERT_EQ_INT(tw_advance(tw, b + 160), 1);
+                ASSERT_EQ_INT(t[1].fired, 1);
+                ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 1);
+                ASSERT_EQ_U64(ne, b + 199);
+            }
+            ASSERT_EQ_INT(t[2].fired, 0);
+        } else {
+            ASSERT_OK(tw_start(tw, &t[0].node, 100));
+            ASSERT_OK(tw_start(tw, &t[1].node, 120));
+            ASSERT_EQ_INT(tw_advance(tw, b + 10), 0);
+            ASSERT_OK(tw_start(tw, &t[2].node, 100)); /* b + 110 */
+            ASSERT_EQ_INT(tw_stop(tw, &t[0].node), 1);
+            ASSERT_EQ_INT(tw_stop(tw, &t[2].node), 1); /* the queue's only timer */
+            ASSERT_EQ_INT(tw_advance(tw, b + 15), 0);
+            ASSERT_OK(tw_start(tw, &t[3].node, 100)); /* b + 115 */
+            armed[3] = b + 15;
+            ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 1);
+            if (scheme_exact(c->scheme))
+                ASSERT_EQ_U64(ne, b + 115);
+            fire_one(c, tw, &t[3], armed[3]);
+        }
+        ASSERT_CHECK(tw);
+        for (int i = 0; i < 5; i++) {
+            if (tw_timer_pending(&t[i].node))
+                fire_one(c, tw, &t[i], armed[i]);
+            ASSERT_EQ_INT(t[i].fired, want[v][i]);
+        }
+        ASSERT_CHECK(tw);
+        ASSERT_OK(tw_destroy(tw));
+    }
 }
 
 static void case_next_expiry(struct ctx *c)
@@ -1431,6 +1525,7 @@ const struct test_case test_suite_cases[] = {
     {"next_expiry", case_next_expiry, 1},
     {"next_expiry_earliest_leave", case_next_expiry_earliest_leave, 1},
     {"stop_in_start_order", case_stop_in_start_order, 1},
+    {"stale_queue_keys", case_stale_queue_keys, 1},
     {"many_timers", case_many_timers, 1},
 };
 const size_t test_suite_cases_count = sizeof test_suite_cases / sizeof test_suite_cases[0];

@@ -160,7 +160,7 @@ static int hybrid_next(struct tw *tw, tw_time_t *out)
 static int hybrid_check(struct tw *tw, struct tw_checker *c)
 {
     struct hybrid_state *H = HYB(tw);
-    int rc = tw_lawn_check(tw, &H->lawn, c, HYB_F_LAWN);
+    int rc = tw_lawn_check(tw, &H->lawn, c, HYB_F_LAWN, H->lawn_horizon);
     if (rc == 0)
         rc = tw_hier_check(tw, &H->wheel, c, HYB_F_LAWN);
     return rc;

@@ -13,30 +13,35 @@
  *     7 ----------------> [t=172]                          172 (7)  540 (500)
  *
  * The paper's PER_TICK_BOOKKEEPING peeks at the head of every queue, which
- * costs O(distinct TTLs) whenever something is due.  Here the heads of the
- * non-empty queues sit in a binary min-heap keyed by head deadline, so an
- * advance pops only the queues whose head is due: O(expired + q log k) for
- * q queues touched among k.  (TW_OPT_LAWN_SCAN keeps the paper's scan, to
+ * costs O(distinct TTLs) whenever something is due.  Here the non-empty
+ * queues sit in a binary min-heap keyed by (a lower bound of, below) their
+ * head's deadline, so an advance pops only the queues whose key is due:
+ * O(expired + q log k) for q queues touched among k.  (TW_OPT_LAWN_SCAN keeps the paper's scan, to
  * measure what the heap buys: docs/schemes/lawn.md.)  The heap's root is
  * the paper's "closest expiration": an advance with nothing due is one
- * compare in the facility (its horizon).
+ * compare in the facility (its horizon), amortised as below.
  *
  * A queue's key in the heap is a lower bound of its head's deadline, not
- * always the deadline itself: a stop of a head promotes the next node and
- * leaves the key as it was (the new head is due no earlier, the queue being
- * sorted).  A collect that finds a popped queue's head not yet due, and
- * tw_lawn_next() at the root, put the true deadline in and sift the queue
- * down.  So a head stop is an unlink and a flag, as cheap as any other
- * stop; that matters because stops in start order, each one of a head,
- * are the common pattern of request timeouts (requests answered in the
- * order they came).  Each correction is paid for by one earlier head stop,
- * and several head stops of one queue between advances share it.
+ * always the deadline itself: the stop (or restart) of a head unlinks it
+ * and leaves the key as it was, the next node, due no earlier (the queue
+ * being sorted), becoming the head.  A collect that pops a queue whose head
+ * is not yet due, and tw_lawn_next() at the root, put the true deadline in
+ * and sift the queue down.  So a head's stop is one unlink, as cheap as any
+ * other stop; that matters because stops in start order, each one of a
+ * head, are the common pattern of request timeouts (requests answered in
+ * the order they came).  Each correction is paid for by one earlier head
+ * unlink, and several of one queue between advances share it.  The keys
+ * only ever rise, so the facility's horizon, set from the root after a
+ * collect and lowered by inserts, stays a lower bound of every key (which
+ * tw_lawn_check() audits).
  *
  *     START_TIMER            O(1)        hash lookup, append; O(log k) when
  *                                        the queue was empty (heap push)
- *     STOP_TIMER             O(1)        unlink (a head: and flag its next);
- *                                        O(log k) if the queue empties
- *     PER_TICK_BOOKKEEPING   O(1)        nothing due: the horizon compare
+ *     STOP_TIMER             O(1)        unlink, a head's too; O(log k) if
+ *                                        the queue empties
+ *     PER_TICK_BOOKKEEPING   O(1)        nothing due: the horizon compare;
+ *                                        past a stale root key, a collect
+ *                                        that corrects it (amortised)
  *     EXPIRY                 O(1) per timer + O(log k) per queue touched
  *                                        (or corrected: amortised over stops)
  *     next_expiry            O(1)        the heap's root; amortised
@@ -50,11 +55,11 @@
  * with a heap operation per timer, Lawn's weak case (the hybrid scheme
  * sends such timers to a wheel instead).
  *
- * A node keeps no pointer to its queue.  The head of each queue carries a
- * flag; stopping a head promotes the next node, and when there is none (its
- * prev and next are both the queue's list head) finds the queue from its
- * prev pointer (container_of) to take it out of the heap; stopping any
- * other node is a plain unlink.
+ * A node keeps no pointer to its queue and no flag of it: the stop of a
+ * queue's only timer, which must take the queue out of the heap, is told
+ * by its prev and next being equal (both the queue's list head), and finds
+ * the queue from its prev pointer (container_of).  Every other stop, a
+ * head's included, is a plain unlink.
  *
  * Memory: the 40-byte node, and per distinct TTL a 40-byte queue, a 16-byte
  * heap entry and a hash bucket; tables grow by doubling through the
@@ -69,10 +74,11 @@
  * issue) will shard that way: docs/schemes/lawn.md.
  *
  * Order: within one TTL, start order (checked by the tests); across TTLs,
- * deadline order of queue heads as they are collected.
+ * the order in which the heap yields the queues, by their keys.
  */
 #include "lawn.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 #define LAWN_NOWHERE UINT32_MAX
@@ -322,6 +328,9 @@ void tw_lawn_insert(struct tw *tw, struct lawn_state *L, struct lawn_q *q, struc
 void tw_lawn_remove_last(struct tw *tw, struct lawn_state *L, struct tw_timer *t)
 {
     struct tw_link *l = &t->tw_u.link;
+    /* In a queue, not on the core's due or ready lists (whose nodes the
+     * callers send elsewhere by their deadline): else l->prev is no queue. */
+    assert(t->tw_expires > tw->now && l->next == l->prev);
     struct lawn_q *q = q_of(l->prev);
     tw_list_del(l);
     if (!L->scan)
@@ -387,7 +396,7 @@ void tw_lawn_collect(struct tw *tw, struct lawn_state *L, tw_time_t now, struct 
         struct lawn_q *q = L->heap[0].q;
         tw_time_t e = tw_of(q->list.next)->tw_expires;
         if (e > now) {
-            hupdate(L, q, e); /* a stale key: its head was stopped */
+            hupdate(L, q, e); /* a stale key: its head was unlinked */
         } else if (mow(L, q, now, out, &e)) {
             hupdate(L, q, e);
         } else {
@@ -450,7 +459,8 @@ int tw_lawn_hint(struct tw *tw, struct lawn_state *L, tw_time_t ttl, int hint)
     return 0;
 }
 
-int tw_lawn_check(struct tw *tw, struct lawn_state *L, struct tw_checker *c, uint32_t flag)
+int tw_lawn_check(struct tw *tw, struct lawn_state *L, struct tw_checker *c, uint32_t flag,
+                  tw_time_t horizon)
 {
     uint32_t nq = 0, nonempty = 0;
     for (uint32_t i = 0; i < L->nbucket; i++) {
@@ -489,6 +499,12 @@ int tw_lawn_check(struct tw *tw, struct lawn_state *L, struct tw_checker *c, uin
                     L->heap[q->hidx].e > tw_of(q->list.next)->tw_expires)
                     return tw_fail(c, "lawn: queue %llu's key is not a lower bound of its head",
                                    (unsigned long long)q->ttl);
+                if (L->heap[q->hidx].e < horizon)
+                    return tw_fail(c, "lawn: queue %llu's key is below the horizon",
+                                   (unsigned long long)q->ttl);
+            } else if (tw_of(q->list.next)->tw_expires < horizon) {
+                return tw_fail(c, "lawn: queue %llu's head is due before the horizon",
+                               (unsigned long long)q->ttl);
             }
         }
     }
@@ -549,7 +565,7 @@ static int lawn_next(struct tw *tw, tw_time_t *out) { return tw_lawn_next(tw, LA
 
 static int lawn_check(struct tw *tw, struct tw_checker *c)
 {
-    return tw_lawn_check(tw, LAWN(tw), c, 0);
+    return tw_lawn_check(tw, LAWN(tw), c, 0, tw->horizon);
 }
 
 static int lawn_hint(struct tw *tw, tw_time_t ttl, int hint)

@@ -16,7 +16,7 @@ struct lawn_q {
 };
 
 struct lawn_ent {
-    tw_time_t e;                /* deadline of the queue's head */
+    tw_time_t e;                /* a lower bound of its head's deadline */
     struct lawn_q *q;
 };
 
@@ -73,7 +73,10 @@ TW_INLINE void tw_lawn_remove(struct tw *tw, struct lawn_state *L, struct tw_tim
     else
         tw_lawn_remove_last(tw, L, t);
 }
-int tw_lawn_check(struct tw *tw, struct lawn_state *L, struct tw_checker *c, uint32_t flag);
+/* Audit: `flag` the scheme flags of every queued node, `horizon` the time
+ * before which the owner skips collect (at most every queue's key). */
+int tw_lawn_check(struct tw *tw, struct lawn_state *L, struct tw_checker *c, uint32_t flag,
+                  tw_time_t horizon);
 int tw_lawn_hint(struct tw *tw, struct lawn_state *L, tw_time_t ttl, int hint);
 
 #endif
