@@ -107,6 +107,22 @@ TW_INLINE void tw_list_del(struct tw_link *n)
     n->next->prev = n->prev;
 }
 
+/* Move the nodes of `from` that come before `stop` (one of its nodes, or
+ * `from` itself for all of them) to the tail of `to`, in their order. */
+TW_INLINE void tw_list_splice_before(struct tw_link *to, struct tw_link *from,
+                                     struct tw_link *stop)
+{
+    struct tw_link *first = from->next, *last = stop->prev, *tail = to->prev;
+    if (first == stop)
+        return;
+    tail->next = first;
+    first->prev = tail;
+    last->next = to;
+    to->prev = last;
+    from->next = stop;
+    stop->prev = from;
+}
+
 /* Move every node of `from` to the tail of `to`; `from` ends empty. */
 TW_INLINE void tw_list_splice_tail(struct tw_link *to, struct tw_link *from)
 {

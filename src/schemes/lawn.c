@@ -346,12 +346,11 @@ static bool mow(struct lawn_state *L, struct lawn_q *q, tw_time_t now, struct tw
 {
     struct tw_link *lane = &out->lane[L->lane++ & (TW_LANES - 1)];
     struct tw_link *h = &q->list, *l = h->next;
-    while (l != h && tw_of(l)->tw_expires <= now) {
-        struct tw_link *n = l->next;
-        tw_list_del(l);
-        tw_list_add_tail(lane, l);
-        l = n;
-    }
+    /* Find the end of the due prefix, then move it in one splice: the walk
+     * only reads, the splice writes the lines the walk has brought in. */
+    while (l != h && tw_of(l)->tw_expires <= now)
+        l = l->next;
+    tw_list_splice_before(lane, h, l);
     if (l == h)
         return false;
     *e = tw_of(l)->tw_expires;
