@@ -353,6 +353,12 @@ static bool mow(struct lawn_state *L, struct lawn_q *q, tw_time_t now, struct tw
     tw_list_splice_before(lane, h, l);
     if (l == h)
         return false;
+    /* The walk is a chain of dependent misses, one per timer, and the next
+     * collect of this queue starts it at l->next: ask for that line now,
+     * from l's, which the walk has just read.  (Where an advance finds at
+     * most one timer of the queue due, this takes the walk's miss off its
+     * critical path.) */
+    __builtin_prefetch(l->next);
     *e = tw_of(l)->tw_expires;
     return true;
 }
