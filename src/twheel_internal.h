@@ -107,20 +107,21 @@ TW_INLINE void tw_list_del(struct tw_link *n)
     n->next->prev = n->prev;
 }
 
-/* Move the nodes of `from` that come before `stop` (one of its nodes, or
- * `from` itself for all of them) to the tail of `to`, in their order. */
-TW_INLINE void tw_list_splice_before(struct tw_link *to, struct tw_link *from,
-                                     struct tw_link *stop)
+/* Move the nodes of `from`, its first through `last` (one of its nodes),
+ * to the tail of `to`, in their order.  It reads `from`, `last` and `to`
+ * but not the node after `last`, which it only writes: at large n that
+ * node is usually cold, and a load of it would stall where a store
+ * does not. */
+TW_INLINE void tw_list_splice_through(struct tw_link *to, struct tw_link *from,
+                                      struct tw_link *last)
 {
-    struct tw_link *first = from->next, *last = stop->prev, *tail = to->prev;
-    if (first == stop)
-        return;
+    struct tw_link *first = from->next, *next = last->next, *tail = to->prev;
     tail->next = first;
     first->prev = tail;
     last->next = to;
     to->prev = last;
-    from->next = stop;
-    stop->prev = from;
+    from->next = next;
+    next->prev = from;
 }
 
 /* Move every node of `from` to the tail of `to`; `from` ends empty. */

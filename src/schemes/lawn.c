@@ -345,12 +345,16 @@ static bool mow(struct lawn_state *L, struct lawn_q *q, tw_time_t now, struct tw
                 tw_time_t *e)
 {
     struct tw_link *lane = &out->lane[L->lane++ & (TW_LANES - 1)];
-    struct tw_link *h = &q->list, *l = h->next;
+    struct tw_link *h = &q->list, *l = h->next, *last = h;
     /* Find the end of the due prefix, then move it in one splice: the walk
-     * only reads, the splice writes the lines the walk has brought in. */
-    while (l != h && tw_of(l)->tw_expires <= now)
+     * only reads, the splice writes the lines the walk has brought in and
+     * stores to the first node not due. */
+    while (l != h && tw_of(l)->tw_expires <= now) {
+        last = l;
         l = l->next;
-    tw_list_splice_before(lane, h, l);
+    }
+    if (last != h)
+        tw_list_splice_through(lane, h, last);
     if (l == h)
         return false;
     /* The walk is a chain of dependent misses, one per timer, and the next
