@@ -667,7 +667,7 @@ static void case_hybrid_flag_checked(struct ctx *c)
  * tw_hybrid_cand(), to find two TTLs that share a slot. */
 static unsigned hyb_cand(tw_time_t ttl)
 {
-    return (unsigned)((ttl * 0x9e3779b97f4a7c15ull) >> 56) % 256u;
+    return (unsigned)((ttl * 0x9e3779b97f4a7c15ull) >> 52) % 4096u;
 }
 
 /* In the hybrid, does x sit in a Lawn queue?  -1 for the other schemes. */
@@ -711,10 +711,16 @@ static void case_hybrid_routing(struct ctx *c)
     struct ttimer t[N];
     for (int i = 0; i < N; i++)
         tt_init(&t[i], i);
-    const tw_time_t T = 100, T2 = 200, T3 = 50;
-    tw_time_t U = T2 + 1;
-    while (hyb_cand(U) != hyb_cand(T2))
-        U++;
+    const tw_time_t T = 100, T3 = 50;
+    /* T2 < U <= 4000 (within the wheel's MaxInterval) sharing a candidate
+     * slot, apart from T's and T3's */
+    tw_time_t T2 = 200, U = 0;
+    for (;; T2++) {
+        for (U = T2 + 1; U <= 4000 && hyb_cand(U) != hyb_cand(T2); U++)
+            ;
+        if (U <= 4000 && hyb_cand(T2) != hyb_cand(T) && hyb_cand(T2) != hyb_cand(T3))
+            break;
+    }
 
     /* K-1 starts of T in the wheel, the K-th and (K+1)-th in a queue */
     for (int i = 0; i < 7; i++) {

@@ -12,16 +12,20 @@
  *     start(ttl) --------+
  *                        +-- otherwise ------------------------> wheel
  *
- * Policy (documented, deterministic): a direct-mapped table of 256
+ * Policy (documented, deterministic): a direct-mapped table of 4096
  * candidates counts starts per TTL: slot hash(ttl) holds one TTL and its
  * count; a start of that TTL increments it, a start of another TTL that
  * hashes there replaces it with count 1.  When a TTL's count reaches the
  * threshold K (cfg.ttl_threshold, default 8), that start and every later
  * one of the TTL go to a Lawn queue, which lives until it empties; the next
  * start of the TTL makes a new queue at once, unless another TTL has taken
- * its candidate slot meanwhile (then its count starts again).  So a TTL becomes a queue after K starts without a
- * competing TTL in its slot: frequent TTLs are promoted at once, and 10^5
- * scattered TTLs keep evicting each other and stay in the wheel.  The
+ * its candidate slot meanwhile (then its count starts again).  So a TTL
+ * becomes a queue after K starts without a competing TTL in its slot:
+ * frequent TTLs are promoted at once, and 10^5 scattered TTLs keep
+ * evicting each other and stay in the wheel.  The table's size bounds the
+ * TTLs that can be promoted: 4096 slots let up to a few thousand become
+ * queues, about where Lawn stops beating the wheel (the crossover, ~10^4
+ * TTLs at 10^6 timers: docs/benchmarks.md).  The
  * caller can override per TTL with tw_ttl_hint(): TW_TTL_QUEUE (a queue,
  * kept while empty) or TW_TTL_WHEEL (never a queue).
  *
@@ -33,7 +37,7 @@
  *
  * Order: FIFO within a TTL while it has a queue; otherwise as the wheel.
  * Memory: the 40-byte node; the wheel's 90 KiB (default 64 x 11) plus
- * 4 KiB of candidates plus Lawn's per-TTL tables.
+ * 64 KiB of candidates plus Lawn's per-TTL tables.
  */
 #include "hybrid.h"
 

@@ -9,7 +9,7 @@
 #include "lawn.h"
 
 #define HYB_F_LAWN TW_F_SCHEME2   /* node is in a Lawn queue */
-#define HYB_CANDIDATES 256u
+#define HYB_CANDIDATES 4096u
 
 struct hybrid_cand {
     tw_time_t ttl;
@@ -32,7 +32,7 @@ struct hybrid_state {
  * start of that TTL (1 when another TTL held the slot; saturating). */
 TW_INLINE struct hybrid_cand *tw_hybrid_cand(struct hybrid_state *H, tw_time_t ttl)
 {
-    return &H->cand[(uint32_t)((ttl * 0x9e3779b97f4a7c15ull) >> 56) % HYB_CANDIDATES];
+    return &H->cand[(uint32_t)((ttl * 0x9e3779b97f4a7c15ull) >> 52) % HYB_CANDIDATES];
 }
 
 TW_INLINE uint32_t tw_hybrid_count(const struct hybrid_cand *c, tw_time_t ttl)
