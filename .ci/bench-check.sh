@@ -47,7 +47,8 @@ for k in ("cpu", "compiler", "flags", "date"):
 
 want = ["startstop", "churn", "churn-any", "expire", "tcp", "tick", "tick-jump",
         "ttl-1", "ttl-1-stop", "ttl-8", "ttl-8-stop", "ttl-64", "ttl-64-stop",
-        "ttl-many", "ttl-many-stop", "ttl-sweep", "ttl-sweep-stop"]
+        "ttl-8-fifo", "ttl-8-fifo-stop", "ttl-many", "ttl-many-stop", "ttl-sweep",
+        "ttl-sweep-stop"]
 have = [w["name"] for w in j["workloads"]]
 for w in want:
     check(w in have, "workload %s missing" % w)

@@ -23,6 +23,8 @@
  *                64 or 10^5 distinct values in [10^6, 2*10^6) ticks, n
  *                pending in the steady state; ns per timer (start + expire)
  *                and (ttl-*-stop) ns per stop of a random pending timer
+ *     ttl-8-fifo as ttl-8, and (ttl-8-fifo-stop) ns per stop of the timer
+ *                started longest ago (request timeouts answered in order)
  *     ttl-sweep  the same at one n (the largest of the run, at most 1e6)
  *                over D = 1, 8, 64, 512, 4096, 32768, 10^5, 10^6 distinct
  *                TTLs, for heap, hierarchical, lawn, lawn_scan and hybrid:
@@ -68,8 +70,9 @@
  *     from n = 1e4 on; in ttl when D and n are both large);
  *   - the default run's time budget (3 minutes on 2 cores): at n = 1e6,
  *     libuv and libevent run startstop, churn, tcp, tick, ttl-1 and
- *     ttl-many but not expire, ttl-8 and ttl-64 (their pointer heaps miss
- *     the cache at every level: 3-9 s per cell); an explicit --n runs all.
+ *     ttl-many but not expire, ttl-8, ttl-64 and ttl-8-fifo (their pointer
+ *     heaps miss the cache at every level: 3-9 s per cell); an explicit --n
+ *     runs all.
  *
  * Bytes per timer: the node (sizeof(struct tw_timer), or the peer's) plus
  * the target's own memory with n timers pending, divided by n.
@@ -291,7 +294,8 @@ static void usage(FILE *f)
             "usage: twbench [options]\n"
             "       twbench advise [options]   (twbench advise --help)\n"
             "  --workload NAME[,NAME]  startstop, churn, expire, tcp, tick, ttl-1, ttl-8,\n"
-            "                          ttl-64, ttl-many, ttl-sweep, fig9; ttl (all ttl-*),\n"
+            "                          ttl-64, ttl-8-fifo, ttl-many, ttl-sweep, fig9;\n"
+            "                          ttl (all ttl-*),\n"
             "                          or all (default)\n"
             "  --scheme NAME[,NAME]    twheel schemes, lawn_scan, libev, libuv, libevent\n"
             "                          (default: all available)\n"
@@ -415,7 +419,7 @@ static void add_workload(const char *name)
             return;
         }
     usage_error("unknown workload '%s' (known: startstop, churn, expire, tcp, tick, ttl-1, "
-                "ttl-8, ttl-64, ttl-many, ttl-sweep, fig9, ttl, all)",
+                "ttl-8, ttl-64, ttl-8-fifo, ttl-many, ttl-sweep, fig9, ttl, all)",
                 name);
 }
 
@@ -671,7 +675,8 @@ static int is_sweep_target(const struct target *t)
 /* Bytes one pending timer may need at most, over the selected targets and
  * workloads: the node and its user pointer, the facility's share (heap
  * entries, a Lawn queue per timer in the worst case), the workload's
- * arrays; times 1.25 for the ttl pool's slack. */
+ * arrays (ttl-8-fifo's start numbers and its sort's scratch among them);
+ * times 1.25 for the ttl pool's slack. */
 static double bytes_per_timer_estimate(void)
 {
     double node = sizeof(struct bnode);
@@ -680,7 +685,7 @@ static double bytes_per_timer_estimate(void)
         if (targets[ti].peer != PEER_NONE && !targets[ti].missing)
             node = node > 168 ? node : 168;
     }
-    return (node + 96 + 24) * 1.25;
+    return (node + 96 + 24 + 24) * 1.25;
 }
 
 static double mem_available(void)
@@ -748,7 +753,8 @@ static enum cell_state plan(const struct target *t, int wl, size_t n, uint32_t D
     }
     /* The default run's time budget: libuv's and libevent's binary heaps
      * miss the cache at every level from n = 1e6 on, 3-9 s per cell in
-     * expire, ttl-8 and ttl-64; they run there only when --n asks. */
+     * expire, ttl-8, ttl-64 and ttl-8-fifo (D = 8 too); they run there only
+     * when --n asks. */
     if (!opt.n_given && n >= 1000000 && (t->peer == PEER_LIBUV || t->peer == PEER_LIBEVENT) &&
         (wl == WL_EXPIRE || (wl == WL_TTL && (D == 8 || D == 64)))) {
         *why = "skipped in the default run (3-9 s per cell; --n 1e6 runs it)";

@@ -463,8 +463,9 @@ static inline size_t wl_take(struct wl_ctx *c, struct rng *r)
  *     as request timeouts go when requests are answered in the order they
  *     came: every stop is of the earliest timer of its TTL, in Lawn the
  *     head of its queue.  (The pending timers are listed in start order
- *     once, untimed; the rounds take that list in turn, and the restarts,
- *     made in its order, keep it in start order.)
+ *     once, untimed; each round takes the next K of that list, circularly,
+ *     copied out untimed, and the restarts, made in that order, put them
+ *     at the end of the start order, where the list has them.)
  */
 static void wl_ttl(const struct wl_spec *s, struct rng *r, struct wl_result *res)
 {
@@ -550,6 +551,9 @@ static void wl_ttl(const struct wl_spec *s, struct rng *r, struct wl_result *res
         K = 1;
     if (K > nv)
         K = nv;
+    uint32_t *round = born ? malloc((K ? K : 1) * sizeof *round) : NULL;
+    if (born && round == NULL)
+        bench_die("out of memory for a round of %zu stops", K);
     size_t at = 0;
     for (int w = 0; w <= s->reps && K > 0; w++) {
         /* rounds of K stops, untimed restarts between them, until a window
@@ -558,10 +562,10 @@ static void wl_ttl(const struct wl_spec *s, struct rng *r, struct wl_result *res
         while (stops < 65536) {
             uint32_t *v = victims;
             if (born) {
-                if (at + K > nv)
-                    at = 0;
-                v += at;
-                at += K;
+                for (size_t j = 0; j < K; j++)
+                    round[j] = victims[(at + j) % nv];
+                at = (at + K) % nv;
+                v = round;
             } else {
                 wl_sample(victims, nv, K, r);
             }
@@ -583,6 +587,7 @@ static void wl_ttl(const struct wl_spec *s, struct rng *r, struct wl_result *res
     free(victims);
     free(idle);
     free(born);
+    free(round);
     free(c.pool);
     free(ttl);
 }

@@ -703,7 +703,7 @@ static void case_hybrid_routing(struct ctx *c)
 {
     c->cfg.ttl_threshold = 8;
     CREATE(tw);
-    if (tw_max_interval(tw) < 1000 || c->start > TW_TIME_MAX - 100000) {
+    if (tw_max_interval(tw) < 4000 || c->start > TW_TIME_MAX - 100000) {
         ASSERT_OK(tw_destroy(tw)); /* TTLs must be deadline - now exactly */
         return;
     }
@@ -715,12 +715,13 @@ static void case_hybrid_routing(struct ctx *c)
     /* T2 < U <= 4000 (within the wheel's MaxInterval) sharing a candidate
      * slot, apart from T's and T3's */
     tw_time_t T2 = 200, U = 0;
-    for (;; T2++) {
+    for (; T2 < 4000; T2++) {
         for (U = T2 + 1; U <= 4000 && hyb_cand(U) != hyb_cand(T2); U++)
             ;
         if (U <= 4000 && hyb_cand(T2) != hyb_cand(T) && hyb_cand(T2) != hyb_cand(T3))
             break;
     }
+    ASSERT_TRUE(T2 < 4000); /* a pair exists for hybrid.h's hash */
 
     /* K-1 starts of T in the wheel, the K-th and (K+1)-th in a queue */
     for (int i = 0; i < 7; i++) {
