@@ -257,6 +257,8 @@ int tw_create(struct tw **out, const struct tw_config *cfg)
         tw->id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed);
     } while (tw->id == 0);
     tw->word_mine = tw_node_word_of(TW_MAGIC | TW_F_PENDING, tw->id);
+    tw->word_queued =
+        tw->word_mine | (cfg->scheme == TW_HYBRID ? tw_node_word_of(HYB_F_LAWN, 0) : 0);
     tw->keeps_late = ops->keeps_late;
     tw->insert = ops->insert;
     tw->remove = ops->remove;
@@ -547,7 +549,7 @@ TW_INLINE bool start_hybrid_part(struct tw *tw, struct tw_timer *t, tw_time_t de
             return false;
         if (pending)
             hybrid_unlink(H, t);
-        arm_node(t, deadline, tw->word_mine | tw_node_word_of(HYB_F_LAWN, 0));
+        arm_node(t, deadline, tw->word_queued);
         tw_list_add_tail(&q->list, &t->tw_u.link);
         return true;
     }
@@ -725,11 +727,25 @@ static TW_NOINLINE int stop_lawn_last(struct tw *tw, struct lawn_state *L, struc
  */
 TW_INLINE int stop_leaf(struct tw *tw, struct tw_timer *t, enum inl k)
 {
-    if (TW_UNLIKELY(!pending_here(tw, t)))
-        return stop_slow(tw, t); /* NULL too: TW_EINVAL */
+    /* A node in a Lawn queue has exactly the state word tw->word_queued
+     * (Lawn's nodes carry no scheme flag, the hybrid's queued ones
+     * HYB_F_LAWN), the hybrid's wheel nodes exactly word_mine: one compare
+     * tells pending here and where, without pending_here()'s mask and the
+     * flag test after it (two instructions fewer per stop, of about 18). */
+    bool queued = false;
+    if (k == INL_HIER) {
+        if (TW_UNLIKELY(!pending_here(tw, t)))
+            return stop_slow(tw, t); /* NULL too: TW_EINVAL */
+    } else {
+        if (TW_UNLIKELY(t == NULL))
+            return stop_slow(tw, t);
+        queued = tw_node_word(t) == tw->word_queued;
+        if (TW_UNLIKELY(!queued && (k == INL_LAWN || tw_node_word(t) != tw->word_mine)))
+            return stop_slow(tw, t); /* idle, elsewhere, not initialised */
+    }
     if (TW_UNLIKELY(t->tw_expires <= tw->now))
         return stop_full(tw, t, k); /* on the due, ready or expired list */
-    if (k == INL_HIER || (k == INL_HYBRID && !(t->tw_flags & HYB_F_LAWN))) {
+    if (!queued) {
         struct hier_state *h = k == INL_HIER ? TW_STATE(tw, struct hier_state) : &HYB(tw)->wheel;
         if (TW_UNLIKELY(!unlink_hier(h, t)))
             return stop_full(tw, t, k);

@@ -492,6 +492,8 @@ struct tw {
     /* The hot paths' copies (set once at create): the node state word of
      * a timer pending here, and what start and stop call. */
     uint64_t word_mine;         /* tw_node_word() of a node pending here */
+    uint64_t word_queued;       /* ... and in a Lawn queue (lawn: word_mine;
+                                 * hybrid: with HYB_F_LAWN) */
     bool keeps_late;            /* ops->keeps_late */
     void (*insert)(struct tw *tw, struct tw_timer *t);
     void (*remove)(struct tw *tw, struct tw_timer *t);
