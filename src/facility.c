@@ -418,6 +418,14 @@ TW_INLINE int arm(struct tw *tw, struct tw_timer *t, tw_time_t deadline)
 /* The scheme-private flag bits, which the fast paths ignore. */
 #define SCHEME_BITS (TW_F_SCHEME1 | TW_F_SCHEME2)
 
+/* now + interval, saturated at the end of time (never wrapping into the
+ * past). */
+TW_INLINE tw_time_t deadline_of(const struct tw *tw, tw_time_t interval)
+{
+    tw_time_t d = tw->now + interval;
+    return d < tw->now ? TW_TIME_MAX : d;
+}
+
 /* Every case of start that the fast path below does not take: a NULL
  * argument, interval 0 or beyond MaxInterval, the end of time, a node not
  * initialised or pending elsewhere.  The order of the checks is the
@@ -429,10 +437,7 @@ static TW_NOINLINE int start_slow(struct tw *tw, struct tw_timer *t, tw_time_t i
         return rc;
     if (TW_UNLIKELY(interval > tw->max_interval))
         return TW_ERANGE; /* even where the deadline would saturate */
-    tw_time_t deadline = tw->now + interval;
-    if (deadline < tw->now)
-        deadline = TW_TIME_MAX; /* saturate, never wrap into the past */
-    return arm(tw, t, deadline);
+    return arm(tw, t, deadline_of(tw, interval));
 }
 
 /* The checks of the start fast paths: -1 for every case start_slow() must
@@ -448,13 +453,6 @@ TW_INLINE int start_state(const struct tw *tw, const struct tw_timer *t, tw_time
     if (w == tw->word_mine)
         return 1;
     return w == tw_node_word_of(TW_MAGIC, 0) ? 0 : -1;
-}
-
-/* now + interval, saturated at the end of time. */
-TW_INLINE tw_time_t deadline_of(const struct tw *tw, tw_time_t interval)
-{
-    tw_time_t d = tw->now + interval;
-    return d < tw->now ? TW_TIME_MAX : d;
 }
 
 /*

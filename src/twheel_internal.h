@@ -127,14 +127,8 @@ TW_INLINE void tw_list_splice_through(struct tw_link *to, struct tw_link *from,
 /* Move every node of `from` to the tail of `to`; `from` ends empty. */
 TW_INLINE void tw_list_splice_tail(struct tw_link *to, struct tw_link *from)
 {
-    if (tw_list_empty(from))
-        return;
-    struct tw_link *first = from->next, *last = from->prev, *tail = to->prev;
-    tail->next = first;
-    first->prev = tail;
-    last->next = to;
-    to->prev = last;
-    tw_list_init(from);
+    if (!tw_list_empty(from))
+        tw_list_splice_through(to, from, from->prev);
 }
 
 TW_INLINE struct tw_timer *tw_of(struct tw_link *l)
