@@ -44,19 +44,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Shuffle p[0..n) in place (Fisher-Yates). */
-static void wl_shuffle(uint32_t *p, size_t n, struct rng *r)
-{
-    for (size_t i = n; i > 1; i--) {
-        size_t j = (size_t)rng_below(r, i);
-        uint32_t t = p[i - 1];
-        p[i - 1] = p[j];
-        p[j] = t;
-    }
-}
-
 /* Move a uniform random sample of k of p[0..n) to p[0..k), in random
- * order (the first k steps of a Fisher-Yates shuffle). */
+ * order (the first k steps of a Fisher-Yates shuffle; k = n - 1 shuffles
+ * the whole array). */
 static void wl_sample(uint32_t *p, size_t n, size_t k, struct rng *r)
 {
     for (size_t i = 0; i < k; i++) {
@@ -102,7 +92,7 @@ static uint32_t *wl_perm(size_t n, struct rng *r)
         bench_die("out of memory for %zu indices", n);
     for (size_t i = 0; i < n; i++)
         p[i] = (uint32_t)i;
-    wl_shuffle(p, n, r);
+    wl_sample(p, n, n ? n - 1 : 0, r);
     return p;
 }
 
