@@ -338,14 +338,15 @@ void tw_lawn_remove_last(struct tw *tw, struct lawn_state *L, struct tw_timer *t
     maybe_reclaim(tw, L, q);
 }
 
-/* Move the due prefix of q to one ready lane (keeping FIFO within the TTL).
- * Returns false if q emptied, else true with its new head's deadline in *e
- * (which may be TW_TIME_MAX: no sentinel value is free). */
+/* Move the due prefix of q, whose head is due (both callers have read
+ * it), to one ready lane (keeping FIFO within the TTL).  Returns false if q
+ * emptied, else true with its new head's deadline in *e (which may be
+ * TW_TIME_MAX: no sentinel value is free). */
 static bool mow(struct lawn_state *L, struct lawn_q *q, tw_time_t now, struct tw_ready *out,
                 tw_time_t *e)
 {
     struct tw_link *lane = &out->lane[L->lane++ & (TW_LANES - 1)];
-    struct tw_link *h = &q->list, *l = h->next, *last = h;
+    struct tw_link *h = &q->list, *last = h->next, *l = last->next;
     /* Find the end of the due prefix, then move it in one splice: the walk
      * only reads, the splice writes the lines the walk has brought in and
      * stores to the first node not due. */
@@ -353,8 +354,7 @@ static bool mow(struct lawn_state *L, struct lawn_q *q, tw_time_t now, struct tw
         last = l;
         l = l->next;
     }
-    if (last != h)
-        tw_list_splice_through(lane, h, last);
+    tw_list_splice_through(lane, h, last);
     if (l == h)
         return false;
     /* The walk is a chain of dependent misses, one per timer, and the next
