@@ -793,7 +793,7 @@ static int gather(struct tw *tw, tw_time_t now)
         return TW_EBUSY;
     if (TW_UNLIKELY(now < tw->now))
         return TW_ETIME;
-    tw_list_splice_tail(&tw->ready.lane[0], &tw->due);
+    tw_list_splice_tail(&tw->ready.first, &tw->due); /* they fire first */
     /* The horizon makes an advance with nothing to do cost a compare. */
     if (now >= tw->horizon)
         tw->ops->collect(tw, now, &tw->ready);
@@ -865,10 +865,10 @@ int tw_next_expiry(struct tw *tw, tw_time_t *deadline)
      * at or before now: the earliest of them is the answer.  Unsorted: scan. */
     tw_time_t best = TW_TIME_MAX;
     bool any = false;
-    struct tw_link *lists[2 + TW_LANES] = {&tw->due, &tw->expired};
+    struct tw_link *lists[3 + TW_LANES] = {&tw->due, &tw->expired, &tw->ready.first};
     for (unsigned j = 0; j < TW_LANES; j++)
-        lists[2 + j] = &tw->ready.lane[j];
-    for (unsigned i = 0; i < 2 + TW_LANES; i++)
+        lists[3 + j] = &tw->ready.lane[j];
+    for (unsigned i = 0; i < 3 + TW_LANES; i++)
         for (struct tw_link *l = lists[i]->next; l != lists[i]; l = l->next) {
             tw_time_t e = tw_of(l)->tw_expires;
             if (!any || e < best)
@@ -947,6 +947,8 @@ int tw_check(struct tw *tw, char *msg, size_t len)
     int rc = check_plain(tw, &c, &tw->due, "due");
     if (rc == 0)
         rc = check_plain(tw, &c, &tw->expired, "expired");
+    if (rc == 0)
+        rc = check_plain(tw, &c, &tw->ready.first, "ready");
     for (unsigned j = 0; rc == 0 && j < TW_LANES; j++)
         rc = check_plain(tw, &c, &tw->ready.lane[j], "ready");
     if (rc == 0)

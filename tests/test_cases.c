@@ -721,6 +721,71 @@ static void case_backwards(struct ctx *c)
     ASSERT_OK(tw_destroy(tw));
 }
 
+/* Timers started when already due fire before every other timer of the
+ * advance that runs them, in start order, on every scheme (tw_advance's
+ * contract), also when the scheme has timers of many slots, lanes or TTL
+ * queues due in the same advance; tw_collect queues them in that order. */
+static void case_due_started_first(struct ctx *c)
+{
+    enum { S = 24, D = 6 };
+    CREATE(tw);
+    struct ttimer sch[S], due[D];
+    for (int i = 0; i < S; i++)
+        tt_init(&sch[i], 100 + i);
+    for (int i = 0; i < D; i++)
+        tt_init(&due[i], i);
+    for (int form = 0; form < 2; form++) {
+        tw_time_t now = tw_now(tw);
+        if (sat_add(now, 8) != now + 8)
+            break; /* the end of time: every start is due (case saturation) */
+        test_log_reset();
+        /* scheme timers of distinct intervals 1..4 (distinct TTLs, several
+         * slots and lanes), due-started ones between them, deadlines from
+         * now back */
+        int d = 0;
+        for (int i = 0; i < S; i++) {
+            ASSERT_OK(tw_start(tw, &sch[i].node, 1 + (tw_time_t)(i % 4)));
+            if (i % 4 == 3 && d < D) {
+                ASSERT_OK(tw_start_at(tw, &due[d].node, sat_sub(now, (tw_time_t)(d % 3))));
+                d++;
+            }
+        }
+        ASSERT_EQ_INT(d, D);
+        ASSERT_CHECK(tw);
+        int got[S + D], ng = 0;
+        if (form == 0) {
+            int64_t n = tw_advance(tw, now + 4);
+            ASSERT_LE_INT(D, (int)n);
+            for (int i = 0; i < test_log.n; i++)
+                got[ng++] = test_log.ids[i];
+        } else {
+            int64_t n = tw_collect(tw, now + 4);
+            ASSERT_LE_INT(D, (int)n);
+            struct tw_timer *x;
+            while ((x = tw_get_expired(tw)) != NULL) {
+                ASSERT_LT_INT(ng, S + D);
+                got[ng++] = tt_of(x)->id;
+            }
+            ASSERT_EQ_INT(ng, (int)n);
+        }
+        for (int i = 0; i < D; i++) {
+            if (got[i] != i) {
+                test_fail(__FILE__, __LINE__,
+                          "form %d: callback %d was timer %d, expected the due-started timer %d",
+                          form, i, got[i], i);
+                return;
+            }
+        }
+        for (int i = D; i < ng; i++)
+            ASSERT_LE_INT(100, got[i]);
+        ASSERT_CHECK(tw);
+        for (int i = 0; i < S; i++) /* a late scheme (coarse) may keep some */
+            (void)tw_stop(tw, &sch[i].node);
+        ASSERT_EQ_U64(tw_count(tw), 0);
+    }
+    ASSERT_OK(tw_destroy(tw));
+}
+
 /* Equal deadlines fire in start order (re-arming moves to the back) for
  * the schemes that document it (scheme_fifo); ordered, heap and wheel also
  * fire an earlier deadline of the same advance first. */
@@ -1514,6 +1579,7 @@ const struct test_case test_suite_cases[] = {
     {"cb_next_expiry_inside", case_cb_next_expiry_inside, 1},
     {"backwards", case_backwards, 1},
     {"fifo_equal_deadlines", case_fifo_equal_deadlines, 1},
+    {"due_started_first", case_due_started_first, 1},
     {"stop_idle_and_twice", case_stop_idle_and_twice, 1},
     {"rearm_pending", case_rearm_pending, 1},
     {"pull", case_pull, 1},
