@@ -9,7 +9,9 @@
  * allocates in the list and wheel schemes.
  *
  * Conventions: functions that can fail return a negative TW_E* code (see
- * tw_strerror()); a function that returns an error has changed nothing.  No
+ * tw_strerror()); a function that returns an error has changed nothing: no
+ * timer, count, time or callback.  (After TW_ENOMEM, room that was already
+ * reserved for later growth may stay: tw_memory() can be larger.)  No
  * function that takes a callback and fails ever calls that callback.
  *
  * Sections: version, errors, types, configuration, facility, timers,
@@ -84,7 +86,8 @@ struct tw_timer;  /* a timer node: embedded by the caller */
 
 /* Expiry callback.  Runs from tw_advance() with the facility's time already
  * set to the advance's `now`.  May start, stop or free any timer (itself
- * included), but may not call tw_advance() or tw_destroy() on `tw`. */
+ * included), but may not call tw_advance(), tw_collect() or tw_destroy() on
+ * `tw` (they return TW_EBUSY). */
 typedef void tw_callback(struct tw *tw, struct tw_timer *timer);
 
 /* Doubly linked list links.  Private: do not touch. */
@@ -158,9 +161,10 @@ struct tw_config {
      * default 4096).  hierarchical: slots per level (power of two from 2 to
      * 256, default 64).  hierarchical_coarse: slots per level (power of two
      * from 16 to 256, default 64; its lateness bound is 8/(slots-2) of the
-     * interval).  Ignored by list, ordered and heap. */
+     * interval).  hybrid: as hierarchical, for its wheel.  Ignored by
+     * list, ordered, heap and lawn. */
     uint32_t slots;
-    /* hierarchical*: number of levels; 0 means just enough to cover all
+    /* hierarchical*, hybrid: number of levels; 0 means just enough to cover all
      * 64 bits of time, the only other value accepted (anything else is
      * TW_ECONFIG: fewer cannot hold every deadline, more are never used). */
     uint32_t levels;
@@ -184,7 +188,9 @@ struct tw_config {
  * callout list did (the paper's Fig. 9 baseline), instead of the rear. */
 #define TW_OPT_ORDERED_FRONT 0x2u
 
-/* Fill `cfg` with the defaults for `scheme`.  Returns 0 or TW_EINVAL. */
+/* Fill `cfg` with the defaults for `scheme`.  Returns 0 or TW_EINVAL.
+ * tw_create() applies no defaults of its own: start from this, not from a
+ * zeroed struct (slots 0 is TW_ECONFIG for the schemes that use it). */
 TW_EXTERN int tw_config_init(struct tw_config *cfg, enum tw_scheme scheme);
 
 /* ----------------------------------------------------------------- facility */
@@ -252,8 +258,10 @@ TW_EXTERN int tw_ttl_hint(struct tw *tw, tw_time_t ttl, enum tw_ttl_hint hint);
 
 /* Per-tick bookkeeping up to `now` (the paper's PER_TICK_BOOKKEEPING), then
  * expiry processing by callback.  Every timer whose deadline is <= now
- * fires exactly once; all due timers are collected before the first callback
- * runs, so a callback may stop, restart or free any timer.  Cost is
+ * fires exactly once (hierarchical_coarse: once its rounded-up deadline is
+ * <= now, never early and at most 8/(slots-2) of its interval late); all
+ * due timers are collected before the first callback runs, so a callback
+ * may stop, restart or free any timer.  Cost is
  * O(expired + occupied slots visited), not O(now - current time), for the
  * wheel schemes.  Returns the number of callbacks run (>= 0), TW_ETIME if
  * `now` is before the current time (nothing done), TW_EBUSY if called from
@@ -305,7 +313,8 @@ TW_EXTERN int tw_next_expiry(struct tw *tw, tw_time_t *deadline);
 
 /* Number of pending timers (including due ones not yet fired). */
 TW_EXTERN size_t tw_count(const struct tw *tw);
-/* The facility's current time: the last `now` given to tw_advance(). */
+/* The facility's current time: the last `now` given to tw_advance() or
+ * tw_collect(), or the configuration's start before either. */
 TW_EXTERN tw_time_t tw_now(const struct tw *tw);
 /* The facility's scheme; TW_SCHEME_COUNT (no scheme) for NULL. */
 TW_EXTERN enum tw_scheme tw_get_scheme(const struct tw *tw);
@@ -382,9 +391,10 @@ TW_EXTERN void tw_callout_init(struct tw_callout *c);
  * tw_advance(), deadlines saturate).  A pending callout is re-armed with the
  * new func, arg and deadline.  Returns 0, or TW_EINVAL (NULL co, c or func),
  * TW_ENOTINIT (c never initialised), TW_EOWNER (pending on another
- * facility), TW_ERANGE (wheel: ticks above MaxInterval) or TW_ENOMEM (heap
- * growth in the facility); on error nothing changed.  Allocates nothing
- * itself.  Cancel it with tw_unsetcallout(), not tw_stop(). */
+ * facility), TW_ERANGE (wheel: ticks above MaxInterval) or TW_ENOMEM
+ * (growth in the facility: heap, lawn, hybrid); on error nothing changed.
+ * Allocates nothing itself.  Cancel it with tw_unsetcallout(), not
+ * tw_stop(). */
 TW_EXTERN int tw_setcallout(struct tw_callouts *co, struct tw_callout *c,
                             tw_callout_fn *func, void *arg, tw_time_t ticks);
 
@@ -401,7 +411,8 @@ TW_EXTERN int tw_callout_pending(const struct tw_callout *c);
  * time, from storage the context's pool provides.  Several pending timeouts
  * with the same (func, arg) are allowed.  Returns 0, or TW_EINVAL (NULL co
  * or func), TW_ERANGE (wheel: ticks above MaxInterval) or TW_ENOMEM (the
- * pool or the facility's heap could not grow); on error nothing changed. */
+ * pool, or the facility's heap, Lawn or hybrid tables, could not grow); on
+ * error no callout changed (a pool chunk already allocated stays). */
 TW_EXTERN int tw_timeout(struct tw_callouts *co, tw_callout_fn *func, void *arg,
                          tw_time_t ticks);
 

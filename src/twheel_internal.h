@@ -435,7 +435,8 @@ struct tw_ops {
      * late, never early): then remove() is called for every pending timer,
      * wherever it is, and must cope with one on a core list. */
     bool keeps_late;
-    /* Refuse a bad configuration with TW_ECONFIG, after defaults applied. */
+    /* Refuse a bad configuration with TW_ECONFIG (as given: tw_create
+     * applies no defaults; tw_config_init does). */
     int (*validate)(const struct tw_config *cfg);
     /* Bytes of scheme state that follow struct tw (fixed part). */
     size_t (*state_size)(const struct tw_config *cfg);
