@@ -251,6 +251,7 @@ int tw_create(struct tw **out, const struct tw_config *cfg)
     tw->alloc = a;
     tw->memory = size;
     tw_list_init(&tw->due);
+    tw_list_init(&tw->due_now);
     tw_list_init(&tw->expired);
     tw_ready_init(&tw->ready);
     do {
@@ -793,12 +794,25 @@ static int gather(struct tw *tw, tw_time_t now)
         return TW_EBUSY;
     if (TW_UNLIKELY(now < tw->now))
         return TW_ETIME;
-    tw_list_splice_tail(&tw->ready.first, &tw->due); /* they fire first */
+    tw_list_splice_tail(&tw->due_now, &tw->due);
     /* The horizon makes an advance with nothing to do cost a compare. */
     if (now >= tw->horizon)
         tw->ops->collect(tw, now, &tw->ready);
     tw->now = now;
     return 0;
+}
+
+/* The next timer an advance runs or queues: the timers started already
+ * due first, in start order (tw_advance's contract), then the scheme's,
+ * its lanes in turn from *j; NULL when none is left. */
+TW_INLINE struct tw_link *ready_next(struct tw *tw, unsigned *j)
+{
+    if (TW_UNLIKELY(!tw_list_empty(&tw->due_now))) {
+        struct tw_link *l = tw->due_now.next;
+        tw_list_del(l);
+        return l;
+    }
+    return tw_ready_pop(&tw->ready, j);
 }
 
 int64_t tw_advance(struct tw *tw, tw_time_t now)
@@ -816,7 +830,7 @@ int64_t tw_advance(struct tw *tw, tw_time_t now)
     unsigned j = 0;
     struct tw_link *l;
     tw->busy = 1;
-    while ((l = tw_ready_pop(&tw->ready, &j)) != NULL) {
+    while ((l = ready_next(tw, &j)) != NULL) {
         struct tw_timer *t = tw_of(l);
         t->tw_flags = TW_MAGIC;
         t->tw_owner = 0;
@@ -837,7 +851,7 @@ int64_t tw_collect(struct tw *tw, tw_time_t now)
     int64_t n = 0;
     unsigned j = 0;
     struct tw_link *l;
-    while ((l = tw_ready_pop(&tw->ready, &j)) != NULL) {
+    while ((l = ready_next(tw, &j)) != NULL) {
         tw_list_add_tail(&tw->expired, l);
         n++;
     }
@@ -865,7 +879,7 @@ int tw_next_expiry(struct tw *tw, tw_time_t *deadline)
      * at or before now: the earliest of them is the answer.  Unsorted: scan. */
     tw_time_t best = TW_TIME_MAX;
     bool any = false;
-    struct tw_link *lists[3 + TW_LANES] = {&tw->due, &tw->expired, &tw->ready.first};
+    struct tw_link *lists[3 + TW_LANES] = {&tw->due, &tw->expired, &tw->due_now};
     for (unsigned j = 0; j < TW_LANES; j++)
         lists[3 + j] = &tw->ready.lane[j];
     for (unsigned i = 0; i < 3 + TW_LANES; i++)
@@ -948,7 +962,7 @@ int tw_check(struct tw *tw, char *msg, size_t len)
     if (rc == 0)
         rc = check_plain(tw, &c, &tw->expired, "expired");
     if (rc == 0)
-        rc = check_plain(tw, &c, &tw->ready.first, "ready");
+        rc = check_plain(tw, &c, &tw->due_now, "due");
     for (unsigned j = 0; rc == 0 && j < TW_LANES; j++)
         rc = check_plain(tw, &c, &tw->ready.lane[j], "ready");
     if (rc == 0)

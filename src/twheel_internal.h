@@ -228,27 +228,18 @@ TW_INLINE size_t tw_window_next(const uint64_t *bm, size_t base, size_t m, size_
 #define TW_LANES (1u << TW_LANE_SHIFT)
 
 struct tw_ready {
-    struct tw_link first;           /* the timers started already due, in
-                                     * start order: popped before the lanes */
     struct tw_link lane[TW_LANES];
 };
 
 TW_INLINE void tw_ready_init(struct tw_ready *r)
 {
-    tw_list_init(&r->first);
     for (unsigned j = 0; j < TW_LANES; j++)
         tw_list_init(&r->lane[j]);
 }
 
-/* Pop the next node: the first list's while it has one, then the lanes'
- * in turn from *j; NULL when all are empty. */
+/* Pop the next node, taking lanes in turn from *j; NULL when all are empty. */
 TW_INLINE struct tw_link *tw_ready_pop(struct tw_ready *r, unsigned *j)
 {
-    if (TW_UNLIKELY(!tw_list_empty(&r->first))) {
-        struct tw_link *l = r->first.next;
-        tw_list_del(l);
-        return l;
-    }
     for (unsigned k = 0; k < TW_LANES; k++) {
         struct tw_link *h = &r->lane[*j];
         *j = (*j + 1) & (TW_LANES - 1);
@@ -503,6 +494,8 @@ struct tw {
     void (*remove)(struct tw *tw, struct tw_timer *t);
     int (*reserve)(struct tw *tw, tw_time_t deadline);
     struct tw_link due;         /* pending, deadline <= now, not yet run */
+    struct tw_link due_now;     /* the due list as the running advance took
+                                 * it: run before the ready lanes, in order */
     struct tw_ready ready;      /* collected by the running advance */
     struct tw_link expired;     /* pull queue of tw_collect() */
     struct tw_allocator alloc;
