@@ -204,6 +204,17 @@ int tw_config_init(struct tw_config *cfg, enum tw_scheme scheme)
     return 0;
 }
 
+/* Keep tw->leaf_floor (struct tw) after anything that may have moved the
+ * time or the wheel's earliest-deadline cache: every path but the leaves
+ * of tw_start() and tw_stop(), which move neither. */
+TW_INLINE void floor_sync(struct tw *tw)
+{
+    if (tw->scheme == TW_HIERARCHICAL) {
+        tw_time_t m = TW_STATE(tw, struct hier_state)->min.max;
+        tw->leaf_floor = m > tw->now ? m : tw->now;
+    }
+}
+
 /* Facility ids tag pending nodes so that a node pending on one facility is
  * refused by another.  32 bits: ids are reused after 2^32 creations. */
 static _Atomic uint32_t next_id = 1;
@@ -247,6 +258,7 @@ int tw_create(struct tw **out, const struct tw_config *cfg)
     tw->now = cfg->start;
     tw->max_interval = TW_TIME_MAX;
     tw->horizon = TW_TIME_MAX;
+    tw->leaf_floor = TW_TIME_MAX;
     tw->scheme = cfg->scheme;
     tw->alloc = a;
     tw->memory = size;
@@ -269,6 +281,7 @@ int tw_create(struct tw **out, const struct tw_config *cfg)
         a.free_fn(a.ctx, tw, size);
         return rc;
     }
+    floor_sync(tw);
     *out = tw;
     return 0;
 }
@@ -413,6 +426,7 @@ TW_INLINE int arm(struct tw *tw, struct tw_timer *t, tw_time_t deadline)
         tw_list_add_tail(&tw->due, &t->tw_u.link);
     else
         tw->insert(tw, t);
+    floor_sync(tw);
     return 0;
 }
 
@@ -486,6 +500,7 @@ TW_INLINE int start_fast(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
         (void)tw_hier_insert(tw, TW_STATE(tw, struct hier_state), t);
     else
         tw->insert(tw, t);
+    floor_sync(tw);
     return 0;
 }
 
@@ -601,13 +616,7 @@ TW_INLINE int start_leaf(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
     tw_time_t deadline = deadline_of(tw, interval);
     if (TW_UNLIKELY(pending && t->tw_expires <= tw->now))
         return start_full(tw, t, interval, k == INL_HIER); /* on a core list */
-    if (k == INL_HIER) {
-        struct hier_state *h = TW_STATE(tw, struct hier_state);
-        if (TW_UNLIKELY(deadline < h->min.max || (pending && !unlink_hier(h, t))))
-            return start_full(tw, t, interval, true);
-        arm_node(t, deadline, tw->word_mine);
-        tw_horizon_lower(tw, tw_hier_place(h, t, tw->now));
-    } else if (k == INL_HYBRID) {
+    if (k == INL_HYBRID) {
         /* Below the end of time, interval is deadline - now: one register
          * fewer to keep across the routing (one saved register instead of
          * two). */
@@ -631,23 +640,83 @@ TW_INLINE int start_leaf(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
     return 0;
 }
 
-START_COPY(start_hier, start_leaf, INL_HIER)
 START_COPY(start_lawn, start_leaf, INL_LAWN)
 START_COPY(start_hybrid, start_leaf, INL_HYBRID)
 
-/* tw_start() and tw_stop() only choose, with tail calls, so that they need
- * no frame either. */
-int tw_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+/* Every start the wheel's leaf in tw_start() leaves: the other schemes
+ * (Lawn's and the hybrid's leaves, the ops table), and the wheel's rare
+ * cases.  Tail calls only, so that it needs no frame. */
+static TW_NOINLINE int start_other(struct tw *tw, struct tw_timer *t, tw_time_t interval)
 {
     if (TW_UNLIKELY(tw == NULL))
         return start_slow(tw, t, interval);
-    if (TW_LIKELY(tw->scheme == TW_HIERARCHICAL))
-        return start_hier(tw, t, interval);
+    if (tw->scheme == TW_HIERARCHICAL)
+        return start_full_hier(tw, t, interval);
     if (tw->scheme == TW_LAWN)
         return start_lawn(tw, t, interval);
     if (tw->scheme == TW_HYBRID)
         return start_hybrid(tw, t, interval);
     return start_full(tw, t, interval, false);
+}
+
+/*
+ * The wheel's leaves.  A start or stop of the default scheme whose deadline
+ * is above tw->leaf_floor (max of now and the earliest-deadline cache's
+ * last entry; TW_TIME_MAX for every other scheme, which therefore never
+ * takes them) is an unlink and a link and nothing else: the node is in
+ * the wheel, not on a core list, and neither it nor the new deadline
+ * touches the cache.  At 10^6 timers each operation waits on a cold node
+ * and its cold list neighbours, and how many operations keep their misses
+ * in flight together is bounded by the loads and stores each one holds in
+ * the core's queues until it retires (docs/design.md, "Short paths").  So
+ * these leaves read the facility's first line and two slot-table words,
+ * and write nothing of the facility's but the count, the deal and the
+ * lane's head: one compare with leaf_floor stands for the checks of the
+ * interval, of the end of time and of the cache; one load of
+ * place_of_msb for the level's shift, mask and first slot; and the
+ * horizon is lowered only when the lane was empty (a lane with timers has
+ * its slot's tick at or above the horizon already).
+ */
+TW_INLINE void hier_link(struct tw *tw, struct hier_state *h, struct tw_timer *t, tw_time_t e,
+                         tw_time_t now)
+{
+    unsigned shift;
+    size_t i = tw_hier_slot(h, e, now, &shift);
+    struct tw_slots *s = &h->s;
+    unsigned lane = tw_lane_of(t);
+    struct tw_link *hd = &s->head[(i << TW_LANE_SHIFT) + lane];
+    struct tw_link *tail = hd->prev; /* the lane is empty iff it is the head */
+    t->tw_u.link.next = hd;
+    t->tw_u.link.prev = tail;
+    tail->next = &t->tw_u.link;
+    hd->prev = &t->tw_u.link;
+    if (tail != hd)
+        return; /* the lane had timers: its bits are set, the horizon at or below */
+    tw_bm_set(s->bm, i);
+    s->lanes[i] |= (uint8_t)(1u << lane);
+    tw_horizon_lower(tw, (e >> shift) << shift);
+}
+
+int tw_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    if (TW_UNLIKELY(tw == NULL || t == NULL))
+        return start_other(tw, t, interval);
+    /* Interval 0, a sum that wraps and the end of time give a deadline at
+     * or below now <= leaf_floor: start_other() sorts them out. */
+    tw_time_t now = tw->now, deadline = now + interval;
+    if (TW_UNLIKELY(deadline <= tw->leaf_floor))
+        return start_other(tw, t, interval);
+    struct hier_state *h = TW_STATE(tw, struct hier_state);
+    uint64_t w = tw_node_word(t);
+    if (w == tw_node_word_of(TW_MAGIC, 0))
+        tw->count++;
+    else if (w == tw->word_mine && t->tw_expires > tw->leaf_floor)
+        tw_slots_unlink(&h->s, &t->tw_u.link, TW_LANE_SHIFT);
+    else
+        return start_other(tw, t, interval); /* not initialised, elsewhere, or rare */
+    arm_node(t, deadline, tw->word_mine);
+    hier_link(tw, h, t, deadline, now);
+    return 0;
 }
 
 int tw_start_at(struct tw *tw, struct tw_timer *t, tw_time_t deadline)
@@ -675,6 +744,7 @@ static TW_NOINLINE int stop_slow(struct tw *tw, struct tw_timer *t)
     if (!tw_node_pending(t))
         return 0;
     detach(tw, t, INL_NONE);
+    floor_sync(tw);
     return stopped(tw, t);
 }
 
@@ -692,6 +762,7 @@ TW_INLINE int stop_fast(struct tw *tw, struct tw_timer *t, enum inl k)
     if (TW_UNLIKELY(!pending_here(tw, t)))
         return stop_slow(tw, t); /* NULL too: TW_EINVAL */
     detach(tw, t, k);
+    floor_sync(tw);
     return stopped(tw, t);
 }
 
@@ -731,22 +802,15 @@ TW_INLINE int stop_leaf(struct tw *tw, struct tw_timer *t, enum inl k)
      * HYB_F_LAWN), the hybrid's wheel nodes exactly word_mine: one compare
      * tells pending here and where, without pending_here()'s mask and the
      * flag test after it (two instructions fewer per stop, of about 18). */
-    bool queued = false;
-    if (k == INL_HIER) {
-        if (TW_UNLIKELY(!pending_here(tw, t)))
-            return stop_slow(tw, t); /* NULL too: TW_EINVAL */
-    } else {
-        if (TW_UNLIKELY(t == NULL))
-            return stop_slow(tw, t);
-        queued = tw_node_word(t) == tw->word_queued;
-        if (TW_UNLIKELY(!queued && (k == INL_LAWN || tw_node_word(t) != tw->word_mine)))
-            return stop_slow(tw, t); /* idle, elsewhere, not initialised */
-    }
+    if (TW_UNLIKELY(t == NULL))
+        return stop_slow(tw, t);
+    bool queued = tw_node_word(t) == tw->word_queued;
+    if (TW_UNLIKELY(!queued && (k == INL_LAWN || tw_node_word(t) != tw->word_mine)))
+        return stop_slow(tw, t); /* idle, elsewhere, not initialised */
     if (TW_UNLIKELY(t->tw_expires <= tw->now))
         return stop_full(tw, t, k); /* on the due, ready or expired list */
     if (!queued) {
-        struct hier_state *h = k == INL_HIER ? TW_STATE(tw, struct hier_state) : &HYB(tw)->wheel;
-        if (TW_UNLIKELY(!unlink_hier(h, t)))
+        if (TW_UNLIKELY(!unlink_hier(&HYB(tw)->wheel, t)))
             return stop_full(tw, t, k);
     } else {
         struct lawn_state *L = k == INL_LAWN ? TW_STATE(tw, struct lawn_state) : &HYB(tw)->lawn;
@@ -757,21 +821,33 @@ TW_INLINE int stop_leaf(struct tw *tw, struct tw_timer *t, enum inl k)
     return stopped(tw, t);
 }
 
-STOP_COPY(stop_hier, stop_leaf, INL_HIER)
 STOP_COPY(stop_lawn, stop_leaf, INL_LAWN)
 STOP_COPY(stop_hybrid, stop_leaf, INL_HYBRID)
 
-int tw_stop(struct tw *tw, struct tw_timer *t)
+/* Every stop the wheel's leaf in tw_stop() leaves, as start_other(). */
+static TW_NOINLINE int stop_other(struct tw *tw, struct tw_timer *t)
 {
     if (TW_UNLIKELY(tw == NULL))
         return TW_EINVAL;
-    if (TW_LIKELY(tw->scheme == TW_HIERARCHICAL)) /* the default: tested first */
-        return stop_hier(tw, t);
+    if (tw->scheme == TW_HIERARCHICAL)
+        return stop_full_hier(tw, t);
     if (tw->scheme == TW_LAWN)
         return stop_lawn(tw, t);
     if (tw->scheme == TW_HYBRID)
         return stop_hybrid(tw, t);
     return stop_full(tw, t, INL_NONE);
+}
+
+int tw_stop(struct tw *tw, struct tw_timer *t)
+{
+    /* The wheel's leaf (see tw_start()): pending here, in the wheel,
+     * beyond the cache. */
+    if (TW_LIKELY(tw != NULL && t != NULL) && tw_node_word(t) == tw->word_mine &&
+        t->tw_expires > tw->leaf_floor) {
+        tw_slots_unlink(&TW_STATE(tw, struct hier_state)->s, &t->tw_u.link, TW_LANE_SHIFT);
+        return stopped(tw, t);
+    }
+    return stop_other(tw, t);
 }
 
 int tw_ttl_hint(struct tw *tw, tw_time_t ttl, enum tw_ttl_hint hint)
@@ -799,6 +875,7 @@ static int gather(struct tw *tw, tw_time_t now)
     if (now >= tw->horizon)
         tw->ops->collect(tw, now, &tw->ready);
     tw->now = now;
+    floor_sync(tw);
     return 0;
 }
 
@@ -821,6 +898,8 @@ int64_t tw_advance(struct tw *tw, tw_time_t now)
     if (TW_LIKELY(tw != NULL && !tw->busy && now >= tw->now && now < tw->horizon &&
                   tw_list_empty(&tw->due))) {
         tw->now = now;
+        if (TW_UNLIKELY(now > tw->leaf_floor)) /* floor_sync() without the cache */
+            tw->leaf_floor = now;
         return 0;
     }
     int rc = gather(tw, now);
@@ -893,7 +972,9 @@ int tw_next_expiry(struct tw *tw, tw_time_t *deadline)
         *deadline = best;
         return 1;
     }
-    return tw->ops->next(tw, deadline);
+    int rc = tw->ops->next(tw, deadline);
+    floor_sync(tw); /* a walk may have filled the cache */
+    return rc;
 }
 
 /* ------------------------------------------------------- introspection */
@@ -969,5 +1050,15 @@ int tw_check(struct tw *tw, char *msg, size_t len)
         rc = tw->ops->check(tw, &c);
     if (rc == 0 && c.seen != tw->count)
         rc = tw_fail(&c, "count is %zu but %zu timers are held", tw->count, c.seen);
+    if (rc == 0) {
+        tw_time_t want = tw->leaf_floor;
+        floor_sync(tw);
+        if (tw->leaf_floor != want)
+            rc = tw_fail(&c, "leaf_floor is %llu, should be %llu", (unsigned long long)want,
+                         (unsigned long long)tw->leaf_floor);
+        else if (tw->scheme != TW_HIERARCHICAL && want != TW_TIME_MAX)
+            rc = tw_fail(&c, "leaf_floor is %llu in a scheme without the wheel's leaves",
+                         (unsigned long long)want);
+    }
     return rc;
 }

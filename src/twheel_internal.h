@@ -253,6 +253,16 @@ TW_INLINE struct tw_link *tw_ready_pop(struct tw_ready *r, unsigned *j)
     return NULL;
 }
 
+/* A lane for a node from its address alone (Fibonacci hashing of the
+ * address: the top bits of its product with 2^64 / phi), for the wheel's
+ * start leaf, where the slot table's deal counter would cost a load and a
+ * store per start.  Nodes at any stride spread evenly over the lanes. */
+TW_INLINE unsigned tw_lane_of(const struct tw_timer *t)
+{
+    return (unsigned)(((uint64_t)(uintptr_t)t * UINT64_C(0x9e3779b97f4a7c15)) >>
+                      (64u - TW_LANE_SHIFT));
+}
+
 /* ---------------------------------------------------- slot tables (slots.c) */
 
 struct tw_checker;
@@ -476,17 +486,24 @@ extern const struct tw_ops tw_lawn_ops;
 extern const struct tw_ops tw_hybrid_ops;
 
 struct tw {
-    const struct tw_ops *ops;
+    /* The first line holds what the hierarchical wheel's tw_start() and
+     * tw_stop() read (facility.c, "the wheel's leaves"). */
     tw_time_t now;              /* the last now given to advance */
     size_t count;               /* pending timers, wherever they are */
-    tw_time_t max_interval;     /* TW_TIME_MAX but for wheel */
+    /* hierarchical: max(now, the earliest-deadline cache's max), kept so by
+     * floor_sync() (facility.c); every other scheme: TW_TIME_MAX.  A
+     * deadline above it is in the wheel and beyond the cache: a start or
+     * stop of it is the leaves' one unlink and one link. */
+    tw_time_t leaf_floor;
     tw_time_t horizon;          /* no collect needed while now < horizon */
-    uint32_t id;                /* owner tag stored in pending nodes */
-    uint32_t busy;              /* inside advance: callbacks running */
-    enum tw_scheme scheme;
     /* The hot paths' copies (set once at create): the node state word of
      * a timer pending here, and what start and stop call. */
     uint64_t word_mine;         /* tw_node_word() of a node pending here */
+    tw_time_t max_interval;     /* TW_TIME_MAX but for wheel */
+    uint32_t id;                /* owner tag stored in pending nodes */
+    uint32_t busy;              /* inside advance: callbacks running */
+    enum tw_scheme scheme;
+    const struct tw_ops *ops;
     uint64_t word_queued;       /* ... and in a Lawn queue (lawn: word_mine;
                                  * hybrid: with HYB_F_LAWN) */
     bool keeps_late;            /* ops->keeps_late */

@@ -16,9 +16,26 @@ struct hier_state {
     unsigned levels;            /* m */
     uint32_t S, mask;
     struct tw_mincache min;
-    uint8_t shift_of_msb[64];   /* msb of (e ^ now) -> level * B */
-    uint16_t base_of_msb[64];   /*   ... -> level * S, its first slot */
+    /* msb of (e ^ now) -> where a deadline goes, one load for all of it:
+     * bits 0-7 the level's shift (level * B), 8-15 the digit mask (S - 1),
+     * 32-63 the level's first slot (level * S).  tw_hier_geo() unpacks. */
+    uint64_t place_of_msb[64];
 };
+
+/* The level's shift, the digit mask and the level's first slot of a
+ * place_of_msb entry. */
+#define TW_HIER_SHIFT(g) ((unsigned)(g) & 63u)
+#define TW_HIER_MASK(g) ((size_t)((g) >> 8) & 0xffu)
+#define TW_HIER_BASE(g) ((size_t)((g) >> 32))
+
+/* The table slot of deadline e against reference time ref (< e). */
+TW_INLINE size_t tw_hier_slot(const struct hier_state *h, tw_time_t e, tw_time_t ref,
+                              unsigned *shift)
+{
+    uint64_t g = h->place_of_msb[63u - (unsigned)tw_clz64(e ^ ref)];
+    *shift = TW_HIER_SHIFT(g);
+    return TW_HIER_BASE(g) + ((size_t)(e >> *shift) & TW_HIER_MASK(g));
+}
 
 int tw_hier_validate(uint32_t slots, uint32_t levels);
 int tw_hier_setup(struct tw *tw, struct hier_state *h, uint32_t slots);
@@ -36,10 +53,8 @@ int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c, uin
 TW_INLINE tw_time_t tw_hier_place(struct hier_state *h, struct tw_timer *t, tw_time_t ref)
 {
     tw_time_t e = t->tw_expires;
-    unsigned msb = 63u - (unsigned)tw_clz64(e ^ ref);
-    unsigned shift = h->shift_of_msb[msb];
-    tw_slots_add(&h->s, h->base_of_msb[msb] + (size_t)((e >> shift) & h->mask), &t->tw_u.link,
-                 TW_LANE_SHIFT);
+    unsigned shift;
+    tw_slots_add(&h->s, tw_hier_slot(h, e, ref, &shift), &t->tw_u.link, TW_LANE_SHIFT);
     return (e >> shift) << shift;
 }
 

@@ -89,8 +89,8 @@ int tw_hier_setup(struct tw *tw, struct hier_state *h, uint32_t slots)
     h->mask = slots - 1;
     for (unsigned b = 0; b < 64; b++) {
         unsigned lvl = b / h->bits;
-        h->shift_of_msb[b] = (uint8_t)(lvl * h->bits);
-        h->base_of_msb[b] = (uint16_t)(lvl << h->bits);
+        h->place_of_msb[b] = (uint64_t)(lvl * h->bits) | (uint64_t)h->mask << 8 |
+                             (uint64_t)(lvl << h->bits) << 32;
     }
     return tw_slots_init(tw, &h->s, h->S * h->levels, TW_LANE_SHIFT);
 }
@@ -206,7 +206,8 @@ int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c, uin
                 return tw_fail(c, "hierarchical: a node in slot %u has flags %#x", i,
                                (unsigned)t->tw_flags);
             tw_time_t e = t->tw_expires;
-            unsigned want = h->shift_of_msb[63 - tw_clz64(e ^ tw->now)] / h->bits;
+            unsigned want =
+                TW_HIER_SHIFT(h->place_of_msb[63 - tw_clz64(e ^ tw->now)]) / h->bits;
             size_t slot = (size_t)((e >> (want * h->bits)) & h->mask);
             if (want != lvl || slot != (i & h->mask))
                 rc = tw_fail(c, "hierarchical: deadline %llu at level %u slot %u, "
@@ -255,7 +256,16 @@ static int hier_next(struct tw *tw, tw_time_t *out) { return tw_hier_next(tw, HI
 
 static int hier_check(struct tw *tw, struct tw_checker *c)
 {
-    return tw_hier_check(tw, HIER(tw), c, 0);
+    int rc = tw_hier_check(tw, HIER(tw), c, 0);
+    /* The horizon is at or below the tick of every occupied slot: the
+     * first one's.  (The start leaf lowers it only when a lane was empty:
+     * a lane with timers keeps its slot occupied.) */
+    size_t i = first_slot(HIER(tw), tw->now);
+    if (rc == 0 && i != SIZE_MAX && slot_tick(HIER(tw), i, tw->now) < tw->horizon)
+        rc = tw_fail(c, "hierarchical: slot %zu comes up at %llu, before the horizon %llu", i,
+                     (unsigned long long)slot_tick(HIER(tw), i, tw->now),
+                     (unsigned long long)tw->horizon);
+    return rc;
 }
 
 const struct tw_ops tw_hier_ops = {
