@@ -204,14 +204,26 @@ int tw_config_init(struct tw_config *cfg, enum tw_scheme scheme)
     return 0;
 }
 
-/* Keep tw->leaf_floor (struct tw) after anything that may have moved the
- * time or the wheel's earliest-deadline cache: every path but the leaves
- * of tw_start() and tw_stop(), which move neither. */
+/* Keep tw->start_floor and tw->stop_floor (struct tw) after anything that
+ * may have moved the time or a wheel's earliest-deadline cache: every path
+ * but the leaves, which move neither. */
 TW_INLINE void floor_sync(struct tw *tw)
 {
-    if (tw->scheme == TW_HIERARCHICAL) {
-        tw_time_t m = TW_STATE(tw, struct hier_state)->min.max;
-        tw->leaf_floor = m > tw->now ? m : tw->now;
+    tw_time_t m;
+    switch (tw->scheme) {
+    case TW_HIERARCHICAL:
+        m = TW_STATE(tw, struct hier_state)->min.max;
+        tw->start_floor = tw->stop_floor = m > tw->now ? m : tw->now;
+        break;
+    case TW_HYBRID:
+        m = HYB(tw)->wheel.min.max;
+        tw->stop_floor = m > tw->now ? m : tw->now;
+        break;
+    case TW_LAWN:
+        tw->stop_floor = tw->now;
+        break;
+    default:
+        break;
     }
 }
 
@@ -258,7 +270,7 @@ int tw_create(struct tw **out, const struct tw_config *cfg)
     tw->now = cfg->start;
     tw->max_interval = TW_TIME_MAX;
     tw->horizon = TW_TIME_MAX;
-    tw->leaf_floor = TW_TIME_MAX;
+    tw->start_floor = tw->stop_floor = TW_TIME_MAX;
     tw->scheme = cfg->scheme;
     tw->alloc = a;
     tw->memory = size;
@@ -660,18 +672,20 @@ static TW_NOINLINE int start_other(struct tw *tw, struct tw_timer *t, tw_time_t 
 }
 
 /*
- * The wheel's leaves.  A start or stop of the default scheme whose deadline
- * is above tw->leaf_floor (max of now and the earliest-deadline cache's
- * last entry; TW_TIME_MAX for every other scheme, which therefore never
- * takes them) is an unlink and a link and nothing else: the node is in
+ * The leaves.  A start of the default scheme whose deadline is above
+ * tw->start_floor (max of now and the earliest-deadline cache's last entry;
+ * TW_TIME_MAX for every other scheme, which therefore never takes it) is a
+ * link and, for a pending node, an unlink, and nothing else: the node is in
  * the wheel, not on a core list, and neither it nor the new deadline
- * touches the cache.  At 10^6 timers each operation waits on a cold node
+ * touches the cache.  A stop above tw->stop_floor (the same, Lawn's and
+ * the hybrid's included) of a node that is not alone in its list is one
+ * unlink in the wheel, in the hybrid's wheel and in any Lawn queue.  At 10^6 timers each operation waits on a cold node
  * and its cold list neighbours, and how many operations keep their misses
  * in flight together is bounded by the loads and stores each one holds in
  * the core's queues until it retires (docs/design.md, "Short paths").  So
  * these leaves read the facility's first line and two slot-table words,
  * and write nothing of the facility's but the count, the deal and the
- * lane's head: one compare with leaf_floor stands for the checks of the
+ * lane's head: one compare with start_floor stands for the checks of the
  * interval, of the end of time and of the cache; one load of
  * place_of_msb for the level's shift, mask and first slot; and the
  * horizon is lowered only when the lane was empty (a lane with timers has
@@ -702,15 +716,15 @@ int tw_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
     if (TW_UNLIKELY(tw == NULL || t == NULL))
         return start_other(tw, t, interval);
     /* Interval 0, a sum that wraps and the end of time give a deadline at
-     * or below now <= leaf_floor: start_other() sorts them out. */
+     * or below now <= start_floor: start_other() sorts them out. */
     tw_time_t now = tw->now, deadline = now + interval;
-    if (TW_UNLIKELY(deadline <= tw->leaf_floor))
+    if (TW_UNLIKELY(deadline <= tw->start_floor))
         return start_other(tw, t, interval);
     struct hier_state *h = TW_STATE(tw, struct hier_state);
     uint64_t w = tw_node_word(t);
     if (w == tw_node_word_of(TW_MAGIC, 0))
         tw->count++;
-    else if (w == tw->word_mine && t->tw_expires > tw->leaf_floor)
+    else if (w == tw->word_mine && t->tw_expires > tw->start_floor)
         tw_slots_unlink(&h->s, &t->tw_u.link, TW_LANE_SHIFT);
     else
         return start_other(tw, t, interval); /* not initialised, elsewhere, or rare */
@@ -840,11 +854,23 @@ static TW_NOINLINE int stop_other(struct tw *tw, struct tw_timer *t)
 
 int tw_stop(struct tw *tw, struct tw_timer *t)
 {
-    /* The wheel's leaf (see tw_start()): pending here, in the wheel,
-     * beyond the cache. */
-    if (TW_LIKELY(tw != NULL && t != NULL) && tw_node_word(t) == tw->word_mine &&
-        t->tw_expires > tw->leaf_floor) {
-        tw_slots_unlink(&TW_STATE(tw, struct hier_state)->s, &t->tw_u.link, TW_LANE_SHIFT);
+    /* The leaf of the wheel, Lawn and the hybrid (see tw_start()): pending
+     * here, in the scheme's lists and beyond the wheel's cache (a node of
+     * the hybrid's queues: beyond now), and not alone in its list, so that
+     * no bit, queue or heap changes (a lane or queue it would empty:
+     * stop_other()). */
+    if (TW_UNLIKELY(tw == NULL || t == NULL))
+        return stop_other(tw, t);
+    uint64_t w = tw_node_word(t);
+    tw_time_t floor;
+    if (w == tw->word_mine)
+        floor = tw->stop_floor;
+    else if (w == tw->word_queued) /* the hybrid's queues (else word_mine) */
+        floor = tw->now;
+    else
+        return stop_other(tw, t);
+    if (TW_LIKELY(t->tw_expires > floor && t->tw_u.link.next != t->tw_u.link.prev)) {
+        tw_list_del(&t->tw_u.link);
         return stopped(tw, t);
     }
     return stop_other(tw, t);
@@ -898,8 +924,12 @@ int64_t tw_advance(struct tw *tw, tw_time_t now)
     if (TW_LIKELY(tw != NULL && !tw->busy && now >= tw->now && now < tw->horizon &&
                   tw_list_empty(&tw->due))) {
         tw->now = now;
-        if (TW_UNLIKELY(now > tw->leaf_floor)) /* floor_sync() without the cache */
-            tw->leaf_floor = now;
+        /* floor_sync() without the caches, which an advance with nothing
+         * to do leaves as they were */
+        if (TW_UNLIKELY(now > tw->start_floor))
+            tw->start_floor = now;
+        if (TW_UNLIKELY(now > tw->stop_floor))
+            tw->stop_floor = now;
         return 0;
     }
     int rc = gather(tw, now);
@@ -1051,14 +1081,18 @@ int tw_check(struct tw *tw, char *msg, size_t len)
     if (rc == 0 && c.seen != tw->count)
         rc = tw_fail(&c, "count is %zu but %zu timers are held", tw->count, c.seen);
     if (rc == 0) {
-        tw_time_t want = tw->leaf_floor;
+        tw_time_t start = tw->start_floor, stop = tw->stop_floor;
         floor_sync(tw);
-        if (tw->leaf_floor != want)
-            rc = tw_fail(&c, "leaf_floor is %llu, should be %llu", (unsigned long long)want,
-                         (unsigned long long)tw->leaf_floor);
-        else if (tw->scheme != TW_HIERARCHICAL && want != TW_TIME_MAX)
-            rc = tw_fail(&c, "leaf_floor is %llu in a scheme without the wheel's leaves",
-                         (unsigned long long)want);
+        bool has_stop = tw->scheme == TW_HIERARCHICAL || tw->scheme == TW_LAWN ||
+                        tw->scheme == TW_HYBRID;
+        if (tw->start_floor != start || tw->stop_floor != stop)
+            rc = tw_fail(&c, "the leaves' floors are %llu and %llu, should be %llu and %llu",
+                         (unsigned long long)start, (unsigned long long)stop,
+                         (unsigned long long)tw->start_floor, (unsigned long long)tw->stop_floor);
+        else if ((tw->scheme != TW_HIERARCHICAL && start != TW_TIME_MAX) ||
+                 (!has_stop && stop != TW_TIME_MAX))
+            rc = tw_fail(&c, "a leaf floor below the end of time in scheme %s",
+                         tw_scheme_name(tw->scheme));
     }
     return rc;
 }

@@ -490,11 +490,16 @@ struct tw {
      * tw_stop() read (facility.c, "the wheel's leaves"). */
     tw_time_t now;              /* the last now given to advance */
     size_t count;               /* pending timers, wherever they are */
-    /* hierarchical: max(now, the earliest-deadline cache's max), kept so by
-     * floor_sync() (facility.c); every other scheme: TW_TIME_MAX.  A
-     * deadline above it is in the wheel and beyond the cache: a start or
-     * stop of it is the leaves' one unlink and one link. */
-    tw_time_t leaf_floor;
+    /* The floors of the leaves in tw_start() and tw_stop(), kept by
+     * floor_sync() (facility.c).  start_floor: hierarchical, max(now, the
+     * earliest-deadline cache's last entry); every other scheme
+     * TW_TIME_MAX.  stop_floor, for a node whose word is word_mine: the
+     * same for hierarchical, and for the hybrid's wheel with its cache;
+     * lawn: now; every other scheme TW_TIME_MAX.  A deadline above the
+     * floor is in the scheme's lists and out of the cache, so its stop is
+     * one unlink (and, in the wheel, its start one link). */
+    tw_time_t start_floor;
+    tw_time_t stop_floor;
     tw_time_t horizon;          /* no collect needed while now < horizon */
     /* The hot paths' copies (set once at create): the node state word of
      * a timer pending here, and what start and stop call. */
