@@ -3,10 +3,11 @@
  *
  * A facility is one struct tw followed by its scheme's fixed state.  The core
  * checks arguments, keeps the contract of SPEC section 2 and dispatches to the
- * scheme through a const ops table, except that tw_start and tw_stop of the
- * default scheme, Lawn and the hybrid jump to leaf functions with the
- * scheme's insert and remove in place: no stack frame (the hybrid's start:
- * one saved register), so fewer stores on the hottest paths
+ * scheme through a const ops table, except for the hottest paths, which
+ * need no stack frame (the hybrid's start: one saved register): tw_start
+ * is itself the default scheme's start and tw_stop the stop of the default
+ * scheme, Lawn and the hybrid in their common cases, and both jump to leaf
+ * functions with the scheme's insert and remove in place for the rest
  * (docs/design.md, "Dispatch" and "Short paths").
  *
  * Where a pending timer lives:
@@ -600,17 +601,15 @@ TW_INLINE bool start_hybrid_part(struct tw *tw, struct tw_timer *t, tw_time_t de
 }
 
 /*
- * The start of scheme k (INL_HIER, INL_LAWN or INL_HYBRID: a constant) in
- * its common case, compiled as a leaf: every call in it is a tail call, so
- * it needs no stack frame (gcc 12 -O2: the wheel's and Lawn's copies save
- * no register, the hybrid's one).  At 10^6 timers the stores of a
+ * The start of scheme k (INL_LAWN or INL_HYBRID: a constant; the wheel's
+ * is tw_start() itself) in its common case, compiled as a leaf: every call
+ * in it is a tail call, so it needs no stack frame (gcc 12 -O2: Lawn's
+ * copy saves no register, the hybrid's one).  At 10^6 timers the stores of a
  * start or stop to cold neighbours wait for their lines, and x86 commits
  * stores in order, so each push and pop behind them holds a store-queue
  * entry that the next operations could have used to get their own misses
  * going (docs/design.md, "Short paths").  The common case: a valid node,
  * idle or pending here in the scheme's structure, and
- *   - wheel: the old deadline beyond the earliest-deadline cache's last
- *     entry, the new one not below it;
  *   - Lawn: a queue for the new TTL that already has timers (so the heap
  *     of heads stays as it is, and its reserve would do nothing), and a
  *     node that is not the only timer of its queue;
@@ -627,7 +626,7 @@ TW_INLINE int start_leaf(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
     bool pending = state > 0;
     tw_time_t deadline = deadline_of(tw, interval);
     if (TW_UNLIKELY(pending && t->tw_expires <= tw->now))
-        return start_full(tw, t, interval, k == INL_HIER); /* on a core list */
+        return start_full(tw, t, interval, false); /* on a core list */
     if (k == INL_HYBRID) {
         /* Below the end of time, interval is deadline - now: one register
          * fewer to keep across the routing (one saved register instead of
@@ -802,11 +801,14 @@ static TW_NOINLINE int stop_lawn_last(struct tw *tw, struct lawn_state *L, struc
 }
 
 /*
- * The stop of scheme k (a constant) as a leaf, as start_leaf() is.  Its
- * common case is a node pending here in the scheme's structure whose stop
- * is one unlink: in the wheel, a deadline beyond the earliest-deadline
- * cache; in Lawn, a queue that keeps a timer.  The only timer of a Lawn
- * queue goes to stop_lawn_last(), and every other case to stop_full() or
+ * The stop of scheme k (INL_LAWN or INL_HYBRID: a constant) as a leaf, as
+ * start_leaf() is, for the stops tw_stop()'s own leaf leaves to
+ * stop_other(): a node alone in its list (the only timer of a Lawn queue
+ * goes to stop_lawn_last()), a node of the hybrid's wheel in its cache, a
+ * due node, a bad argument.  Its common case is a node pending here in the
+ * scheme's structure whose stop is one unlink: in the hybrid's wheel, a
+ * deadline beyond the earliest-deadline cache; in a Lawn queue, a queue
+ * that keeps a timer.  Every other case goes to stop_full() or
  * stop_slow(), before anything has changed.
  */
 TW_INLINE int stop_leaf(struct tw *tw, struct tw_timer *t, enum inl k)
