@@ -1083,14 +1083,19 @@ int tw_check(struct tw *tw, char *msg, size_t len)
     if (rc == 0 && c.seen != tw->count)
         rc = tw_fail(&c, "count is %zu but %zu timers are held", tw->count, c.seen);
     if (rc == 0) {
+        /* What floor_sync() would store, without storing it, so that a
+         * wrong floor stays to be reported by every later check too. */
         tw_time_t start = tw->start_floor, stop = tw->stop_floor;
         floor_sync(tw);
+        tw_time_t want_start = tw->start_floor, want_stop = tw->stop_floor;
+        tw->start_floor = start;
+        tw->stop_floor = stop;
         bool has_stop = tw->scheme == TW_HIERARCHICAL || tw->scheme == TW_LAWN ||
                         tw->scheme == TW_HYBRID;
-        if (tw->start_floor != start || tw->stop_floor != stop)
+        if (want_start != start || want_stop != stop)
             rc = tw_fail(&c, "the leaves' floors are %llu and %llu, should be %llu and %llu",
                          (unsigned long long)start, (unsigned long long)stop,
-                         (unsigned long long)tw->start_floor, (unsigned long long)tw->stop_floor);
+                         (unsigned long long)want_start, (unsigned long long)want_stop);
         else if ((tw->scheme != TW_HIERARCHICAL && start != TW_TIME_MAX) ||
                  (!has_stop && stop != TW_TIME_MAX))
             rc = tw_fail(&c, "a leaf floor below the end of time in scheme %s",

@@ -18,7 +18,8 @@ struct hier_state {
     struct tw_mincache min;
     /* msb of (e ^ now) -> where a deadline goes, one load for all of it:
      * bits 0-7 the level's shift (level * B), 8-15 the digit mask (S - 1),
-     * 32-63 the level's first slot (level * S).  tw_hier_geo() unpacks. */
+     * 32-63 the level's first slot (level * S).  TW_HIER_SHIFT, TW_HIER_MASK
+     * and TW_HIER_BASE unpack it (tw_hier_slot()). */
     uint64_t place_of_msb[64];
 };
 
