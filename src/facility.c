@@ -205,27 +205,33 @@ int tw_config_init(struct tw_config *cfg, enum tw_scheme scheme)
     return 0;
 }
 
-/* Keep tw->start_floor and tw->stop_floor (struct tw) after anything that
- * may have moved the time or a wheel's earliest-deadline cache: every path
- * but the leaves, which move neither. */
-TW_INLINE void floor_sync(struct tw *tw)
+/* The floors of the leaves (struct tw) as the time and the wheels'
+ * earliest-deadline caches make them now. */
+TW_INLINE void floor_of(const struct tw *tw, tw_time_t *start, tw_time_t *stop)
 {
-    tw_time_t m;
+    tw_time_t m = 0;
+    *start = *stop = TW_TIME_MAX;
     switch (tw->scheme) {
     case TW_HIERARCHICAL:
         m = TW_STATE(tw, struct hier_state)->min.max;
-        tw->start_floor = tw->stop_floor = m > tw->now ? m : tw->now;
+        *start = *stop = m > tw->now ? m : tw->now;
         break;
     case TW_HYBRID:
         m = HYB(tw)->wheel.min.max;
-        tw->stop_floor = m > tw->now ? m : tw->now;
-        break;
+        /* fall through */
     case TW_LAWN:
-        tw->stop_floor = tw->now;
+        *stop = m > tw->now ? m : tw->now;
         break;
     default:
         break;
     }
+}
+
+/* Keep the floors after anything that may have moved the time or a
+ * wheel's cache: every path but the leaves, which move neither. */
+TW_INLINE void floor_sync(struct tw *tw)
+{
+    floor_of(tw, &tw->start_floor, &tw->stop_floor);
 }
 
 /* Facility ids tag pending nodes so that a node pending on one facility is
@@ -362,7 +368,7 @@ tw_time_t tw_timer_deadline(const struct tw_timer *t)
 }
 
 /* The schemes whose start and stop have leaf fast paths with their insert
- * and remove compiled in place (start_leaf(), stop_leaf()), and the rest
+ * and remove compiled in place (tw_start(), start_leaf(), tw_stop()), and the rest
  * (INL_NONE: through tw->insert and tw->remove).  The hierarchical wheel
  * is the default scheme; Lawn and the hybrid are the schemes issue 4
  * compares with it.  None of them keeps a timer late. */
@@ -529,16 +535,6 @@ TW_INLINE int start_full(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
     return hier ? start_full_hier(tw, t, interval) : start_full_ops(tw, t, interval);
 }
 
-/* Unlink a wheel node whose deadline is beyond the earliest-deadline
- * cache; false, with nothing changed, when it is not. */
-TW_INLINE bool unlink_hier(struct hier_state *h, struct tw_timer *t)
-{
-    if (TW_UNLIKELY(t->tw_expires <= h->min.max))
-        return false;
-    tw_slots_unlink(&h->s, &t->tw_u.link, TW_LANE_SHIFT);
-    return true;
-}
-
 /* Can a pending node of the hybrid be taken out with one unlink (in a
  * queue that keeps a timer; in the wheel, beyond the earliest-deadline
  * cache)? */
@@ -695,19 +691,9 @@ TW_INLINE void hier_link(struct tw *tw, struct hier_state *h, struct tw_timer *t
 {
     unsigned shift;
     size_t i = tw_hier_slot(h, e, now, &shift);
-    struct tw_slots *s = &h->s;
-    unsigned lane = tw_lane_of(t);
-    struct tw_link *hd = &s->head[(i << TW_LANE_SHIFT) + lane];
-    struct tw_link *tail = hd->prev; /* the lane is empty iff it is the head */
-    t->tw_u.link.next = hd;
-    t->tw_u.link.prev = tail;
-    tail->next = &t->tw_u.link;
-    hd->prev = &t->tw_u.link;
-    if (tail != hd)
-        return; /* the lane had timers: its bits are set, the horizon at or below */
-    tw_bm_set(s->bm, i);
-    s->lanes[i] |= (uint8_t)(1u << lane);
-    tw_horizon_lower(tw, (e >> shift) << shift);
+    /* A lane that had timers keeps its slot's tick at or above the horizon. */
+    if (tw_slots_add_lane(&h->s, i, tw_lane_of(t), &t->tw_u.link, TW_LANE_SHIFT))
+        tw_horizon_lower(tw, (e >> shift) << shift);
 }
 
 int tw_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
@@ -779,79 +765,22 @@ TW_INLINE int stop_fast(struct tw *tw, struct tw_timer *t, enum inl k)
     return stopped(tw, t);
 }
 
-/* stop_fast() out of line, for the cases stop_leaf() leaves and for the
- * schemes without a leaf: one copy with the wheel's remove in place, one
- * through the ops table (Lawn's and the hybrid's rare cases: a due timer,
- * a wheel node in the hybrid's earliest-deadline cache), picked by
- * stop_full() with a constant, as start_full() does. */
+/* stop_fast() out of line, for the cases the leaf in tw_stop() leaves:
+ * one copy with the wheel's remove in place, one through the ops table. */
 STOP_COPY(stop_full_hier, stop_fast, INL_HIER)
 STOP_COPY(stop_full_ops, stop_fast, INL_NONE)
 
-TW_INLINE int stop_full(struct tw *tw, struct tw_timer *t, enum inl k)
-{
-    return k == INL_HIER ? stop_full_hier(tw, t) : stop_full_ops(tw, t);
-}
-
-/* The stop of the only timer of a Lawn queue, out of line: the queue
- * leaves the heads heap and may be reclaimed. */
-static TW_NOINLINE int stop_lawn_last(struct tw *tw, struct lawn_state *L, struct tw_timer *t)
-{
-    tw_lawn_remove_last(tw, L, t);
-    return stopped(tw, t);
-}
-
-/*
- * The stop of scheme k (INL_LAWN or INL_HYBRID: a constant) as a leaf, as
- * start_leaf() is, for the stops tw_stop()'s own leaf leaves to
- * stop_other(): a node alone in its list (the only timer of a Lawn queue
- * goes to stop_lawn_last()), a node of the hybrid's wheel in its cache, a
- * due node, a bad argument.  Its common case is a node pending here in the
- * scheme's structure whose stop is one unlink: in the hybrid's wheel, a
- * deadline beyond the earliest-deadline cache; in a Lawn queue, a queue
- * that keeps a timer.  Every other case goes to stop_full() or
- * stop_slow(), before anything has changed.
- */
-TW_INLINE int stop_leaf(struct tw *tw, struct tw_timer *t, enum inl k)
-{
-    /* A node in a Lawn queue has exactly the state word tw->word_queued
-     * (Lawn's nodes carry no scheme flag, the hybrid's queued ones
-     * HYB_F_LAWN), the hybrid's wheel nodes exactly word_mine: one compare
-     * tells pending here and where, without pending_here()'s mask and the
-     * flag test after it (two instructions fewer per stop, of about 18). */
-    if (TW_UNLIKELY(t == NULL))
-        return stop_slow(tw, t);
-    bool queued = tw_node_word(t) == tw->word_queued;
-    if (TW_UNLIKELY(!queued && (k == INL_LAWN || tw_node_word(t) != tw->word_mine)))
-        return stop_slow(tw, t); /* idle, elsewhere, not initialised */
-    if (TW_UNLIKELY(t->tw_expires <= tw->now))
-        return stop_full(tw, t, k); /* on the due, ready or expired list */
-    if (!queued) {
-        if (TW_UNLIKELY(!unlink_hier(&HYB(tw)->wheel, t)))
-            return stop_full(tw, t, k);
-    } else {
-        struct lawn_state *L = k == INL_LAWN ? TW_STATE(tw, struct lawn_state) : &HYB(tw)->lawn;
-        if (TW_UNLIKELY(!tw_lawn_unlinkable(t)))
-            return stop_lawn_last(tw, L, t);
-        tw_list_del(&t->tw_u.link);
-    }
-    return stopped(tw, t);
-}
-
-STOP_COPY(stop_lawn, stop_leaf, INL_LAWN)
-STOP_COPY(stop_hybrid, stop_leaf, INL_HYBRID)
-
-/* Every stop the wheel's leaf in tw_stop() leaves, as start_other(). */
+/* Every stop the leaf in tw_stop() leaves: a node alone in its list (the
+ * only timer of a Lawn queue, the last of a lane), in a wheel's cache or
+ * due, a bad argument, and every other scheme.  Rare for the schemes with
+ * the leaf, so the full path, the wheel's remove in place for the wheel. */
 static TW_NOINLINE int stop_other(struct tw *tw, struct tw_timer *t)
 {
     if (TW_UNLIKELY(tw == NULL))
         return TW_EINVAL;
     if (tw->scheme == TW_HIERARCHICAL)
         return stop_full_hier(tw, t);
-    if (tw->scheme == TW_LAWN)
-        return stop_lawn(tw, t);
-    if (tw->scheme == TW_HYBRID)
-        return stop_hybrid(tw, t);
-    return stop_full(tw, t, INL_NONE);
+    return stop_full_ops(tw, t);
 }
 
 int tw_stop(struct tw *tw, struct tw_timer *t)
@@ -926,12 +855,10 @@ int64_t tw_advance(struct tw *tw, tw_time_t now)
     if (TW_LIKELY(tw != NULL && !tw->busy && now >= tw->now && now < tw->horizon &&
                   tw_list_empty(&tw->due))) {
         tw->now = now;
-        /* floor_sync() without the caches, which an advance with nothing
-         * to do leaves as they were */
-        if (TW_UNLIKELY(now > tw->start_floor))
-            tw->start_floor = now;
+        /* The caches are as they were; the floors move only once now
+         * passes them (start_floor is stop_floor or the end of time). */
         if (TW_UNLIKELY(now > tw->stop_floor))
-            tw->stop_floor = now;
+            floor_sync(tw);
         return 0;
     }
     int rc = gather(tw, now);
@@ -1083,23 +1010,13 @@ int tw_check(struct tw *tw, char *msg, size_t len)
     if (rc == 0 && c.seen != tw->count)
         rc = tw_fail(&c, "count is %zu but %zu timers are held", tw->count, c.seen);
     if (rc == 0) {
-        /* What floor_sync() would store, without storing it, so that a
-         * wrong floor stays to be reported by every later check too. */
-        tw_time_t start = tw->start_floor, stop = tw->stop_floor;
-        floor_sync(tw);
-        tw_time_t want_start = tw->start_floor, want_stop = tw->stop_floor;
-        tw->start_floor = start;
-        tw->stop_floor = stop;
-        bool has_stop = tw->scheme == TW_HIERARCHICAL || tw->scheme == TW_LAWN ||
-                        tw->scheme == TW_HYBRID;
-        if (want_start != start || want_stop != stop)
+        tw_time_t start, stop;
+        floor_of(tw, &start, &stop);
+        if (start != tw->start_floor || stop != tw->stop_floor)
             rc = tw_fail(&c, "the leaves' floors are %llu and %llu, should be %llu and %llu",
-                         (unsigned long long)start, (unsigned long long)stop,
-                         (unsigned long long)want_start, (unsigned long long)want_stop);
-        else if ((tw->scheme != TW_HIERARCHICAL && start != TW_TIME_MAX) ||
-                 (!has_stop && stop != TW_TIME_MAX))
-            rc = tw_fail(&c, "a leaf floor below the end of time in scheme %s",
-                         tw_scheme_name(tw->scheme));
+                         (unsigned long long)tw->start_floor,
+                         (unsigned long long)tw->stop_floor, (unsigned long long)start,
+                         (unsigned long long)stop);
     }
     return rc;
 }

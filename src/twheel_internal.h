@@ -290,20 +290,32 @@ int tw_slots_check_bits(const struct tw_slots *s, struct tw_checker *c, const ch
  * with), so that they compile to straight code: at 10^6 timers a start or
  * stop waits on a cache miss, and how many of them overlap depends on how
  * few instructions each one is (docs/design.md, "Short paths"). */
-TW_INLINE void tw_slots_add(struct tw_slots *s, size_t i, struct tw_link *l, unsigned lshift)
+/* Link l at the tail of lane `lane` of slot i.  Returns true if the lane
+ * was empty (its bits are set now); false if it had timers, whose bits are
+ * set already.  The lane's emptiness is read from the tail pointer the link
+ * loads anyway. */
+TW_INLINE bool tw_slots_add_lane(struct tw_slots *s, size_t i, unsigned lane, struct tw_link *l,
+                                 unsigned lshift)
 {
-    unsigned lane = lshift ? s->deal++ & ((1u << lshift) - 1) : 0;
     struct tw_link *h = &s->head[(i << lshift) + lane];
-    /* The add is written in both branches, not once after a saved test:
-     * that form costs the wheel's start leaf a saved register (gcc 12). */
-    if (!tw_list_empty(h)) { /* the lane has timers: its bits are set already */
-        tw_list_add_tail(h, l);
-        return;
-    }
-    tw_list_add_tail(h, l);
+    struct tw_link *tail = h->prev;
+    l->next = h;
+    l->prev = tail;
+    tail->next = l;
+    h->prev = l;
+    if (tail != h)
+        return false;
     tw_bm_set(s->bm, i);
     if (lshift)
         s->lanes[i] |= (uint8_t)(1u << lane);
+    return true;
+}
+
+/* Link l into slot i, at the lane the table's deal counter gives. */
+TW_INLINE void tw_slots_add(struct tw_slots *s, size_t i, struct tw_link *l, unsigned lshift)
+{
+    unsigned lane = lshift ? s->deal++ & ((1u << lshift) - 1) : 0;
+    (void)tw_slots_add_lane(s, i, lane, l, lshift);
 }
 
 /* True if every lane of slot i is empty. */
