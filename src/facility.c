@@ -707,7 +707,7 @@ int tw_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
         return start_other(tw, t, interval);
     struct hier_state *h = TW_STATE(tw, struct hier_state);
     uint64_t w = tw_node_word(t);
-    if (w == tw_node_word_of(TW_MAGIC, 0))
+    if (TW_LIKELY(w == tw_node_word_of(TW_MAGIC, 0)))
         tw->count++;
     else if (w == tw->word_mine && t->tw_expires > tw->start_floor)
         tw_slots_unlink(&h->s, &t->tw_u.link, TW_LANE_SHIFT);
@@ -772,15 +772,23 @@ STOP_COPY(stop_full_ops, stop_fast, INL_NONE)
 
 /* Every stop the leaf in tw_stop() leaves: a node alone in its list (the
  * only timer of a Lawn queue, the last of a lane), in a wheel's cache or
- * due, a bad argument, and every other scheme.  Rare for the schemes with
- * the leaf, so the full path, the wheel's remove in place for the wheel. */
+ * due, a bad argument, and every other scheme.  The wheel's last node of a
+ * lane beyond the cache is common (a timer alone in a far slot, restarted
+ * again and again: the paper's Fig. 9 test): the leaf's unlink and the
+ * lane's and slot's bits, which tw_slots_unlink() clears; nothing else
+ * changes, as in the leaf (the horizon stays a lower bound).  The rest
+ * take the full path, the wheel's remove in place for the wheel. */
 static TW_NOINLINE int stop_other(struct tw *tw, struct tw_timer *t)
 {
     if (TW_UNLIKELY(tw == NULL))
         return TW_EINVAL;
-    if (tw->scheme == TW_HIERARCHICAL)
-        return stop_full_hier(tw, t);
-    return stop_full_ops(tw, t);
+    if (tw->scheme != TW_HIERARCHICAL)
+        return stop_full_ops(tw, t);
+    if (t != NULL && tw_node_word(t) == tw->word_mine && t->tw_expires > tw->stop_floor) {
+        tw_slots_unlink(&TW_STATE(tw, struct hier_state)->s, &t->tw_u.link, TW_LANE_SHIFT);
+        return stopped(tw, t);
+    }
+    return stop_full_hier(tw, t);
 }
 
 int tw_stop(struct tw *tw, struct tw_timer *t)
@@ -794,7 +802,7 @@ int tw_stop(struct tw *tw, struct tw_timer *t)
         return stop_other(tw, t);
     uint64_t w = tw_node_word(t);
     tw_time_t floor;
-    if (w == tw->word_mine)
+    if (TW_LIKELY(w == tw->word_mine))
         floor = tw->stop_floor;
     else if (w == tw->word_queued) /* the hybrid's queues (else word_mine) */
         floor = tw->now;
