@@ -110,10 +110,14 @@ struct tw_timer {
             uint32_t index;         /* heap: position in the array */
         } heap;
     } tw_u;
+    /* Start and stop read and write the first 32 bytes only: the links,
+     * the deadline and the state word (one 16-byte store each for the
+     * links and for deadline + state, a node that spans two cache lines
+     * less often). */
     tw_time_t tw_expires;           /* absolute deadline while pending */
-    tw_callback *tw_fn;             /* expiry callback */
     uint32_t tw_flags;              /* magic and state */
     uint32_t tw_owner;              /* id of the facility it is pending on */
+    tw_callback *tw_fn;             /* expiry callback */
 };
 
 /* Pointer to the struct of type `type` whose member `member` is at `ptr`. */

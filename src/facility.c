@@ -33,6 +33,9 @@
 #include "schemes/hybrid.h" /* and hier.h, lawn.h */
 
 #include <assert.h>
+#if defined(__SSE2__)
+#include <emmintrin.h> /* arm_node() */
+#endif
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -417,8 +420,16 @@ TW_INLINE int check_args(const struct tw *tw, const struct tw_timer *t)
 /* A node's deadline and state word as a start leaves them. */
 TW_INLINE void arm_node(struct tw_timer *t, tw_time_t deadline, uint64_t word)
 {
-    t->tw_expires = deadline;
-    memcpy(&t->tw_flags, &word, sizeof word);
+    /* Adjacent (twheel_internal.h): one 16-byte store where the target has
+     * one, a store-queue entry fewer on the hot paths (docs/design.md,
+     * "Short paths"). */
+    void *at = (char *)t + offsetof(struct tw_timer, tw_expires);
+#if defined(__SSE2__)
+    _mm_storeu_si128((__m128i *)at, _mm_set_epi64x((long long)word, (long long)deadline));
+#else
+    const uint64_t v[2] = {deadline, word};
+    memcpy(at, v, sizeof v);
+#endif
 }
 
 /* Start at an absolute deadline, the arguments already checked. */
@@ -686,14 +697,41 @@ static TW_NOINLINE int start_other(struct tw *tw, struct tw_timer *t, tw_time_t 
  * horizon is lowered only when the lane was empty (a lane with timers has
  * its slot's tick at or above the horizon already).
  */
-TW_INLINE void hier_link(struct tw *tw, struct hier_state *h, struct tw_timer *t, tw_time_t e,
-                         tw_time_t now)
+/* A start of the wheel's leaf that found its lane empty: the lane's and the
+ * slot's bits, and the horizon lowered to the slot's tick.  Out of line and
+ * recomputed from the lane's head, so that the leaf keeps nothing live for
+ * it (at 10^6 timers each instruction of a start costs about as much as an
+ * overlapped cache miss: docs/design.md, "Short paths"). */
+static TW_NOINLINE int hier_lane_first(struct tw *tw, struct tw_link *head, tw_time_t e)
+{
+    struct hier_state *h = TW_STATE(tw, struct hier_state);
+    size_t k = (size_t)(head - h->s.head);
+    size_t i = k >> TW_LANE_SHIFT;
+    tw_bm_set(h->s.bm, i);
+    h->s.lanes[i] |= (uint8_t)(1u << (k & (TW_LANES - 1)));
+    unsigned shift = TW_HIER_SHIFT(h->place_of_msb[63u - (unsigned)tw_clz64(e ^ tw->now)]);
+    tw_horizon_lower(tw, (e >> shift) << shift);
+    return 0;
+}
+
+/* Link t, deadline e beyond start_floor, at the tail of its lane: the
+ * level and slot from one place_of_msb load and the mask, the lane from
+ * the node's address.  A lane that had timers keeps its slot's bit and its
+ * slot's tick at or above the horizon, so only a first timer needs more. */
+TW_INLINE int hier_link(struct tw *tw, struct hier_state *h, struct tw_timer *t, tw_time_t e,
+                        tw_time_t now)
 {
     unsigned shift;
     size_t i = tw_hier_slot(h, e, now, &shift);
-    /* A lane that had timers keeps its slot's tick at or above the horizon. */
-    if (tw_slots_add_lane(&h->s, i, tw_lane_of(t), &t->tw_u.link, TW_LANE_SHIFT))
-        tw_horizon_lower(tw, (e >> shift) << shift);
+    struct tw_link *head = &h->s.head[(i << TW_LANE_SHIFT) + tw_lane_of(t)];
+    struct tw_link *tail = head->prev;
+    t->tw_u.link.next = head;
+    t->tw_u.link.prev = tail;
+    tail->next = &t->tw_u.link;
+    head->prev = &t->tw_u.link;
+    if (TW_UNLIKELY(tail == head))
+        return hier_lane_first(tw, head, e);
+    return 0;
 }
 
 int tw_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
@@ -714,8 +752,7 @@ int tw_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
     else
         return start_other(tw, t, interval); /* not initialised, elsewhere, or rare */
     arm_node(t, deadline, tw->word_mine);
-    hier_link(tw, h, t, deadline, now);
-    return 0;
+    return hier_link(tw, h, t, deadline, now);
 }
 
 int tw_start_at(struct tw *tw, struct tw_timer *t, tw_time_t deadline)

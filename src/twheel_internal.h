@@ -77,6 +77,8 @@ TW_INLINE uint64_t tw_node_word_of(uint32_t flags, uint32_t owner)
 
 _Static_assert(offsetof(struct tw_timer, tw_owner) == offsetof(struct tw_timer, tw_flags) + 4,
                "flags and owner must make one 64-bit word");
+_Static_assert(offsetof(struct tw_timer, tw_flags) == offsetof(struct tw_timer, tw_expires) + 8,
+               "the deadline and the state word must be adjacent (arm_node())");
 
 /* ---------------------------------------------------- circular lists */
 

@@ -89,8 +89,7 @@ int tw_hier_setup(struct tw *tw, struct hier_state *h, uint32_t slots)
     h->mask = slots - 1;
     for (unsigned b = 0; b < 64; b++) {
         unsigned lvl = b / h->bits;
-        h->place_of_msb[b] = (uint64_t)(lvl * h->bits) | (uint64_t)h->mask << 8 |
-                             (uint64_t)(lvl << h->bits) << 32;
+        h->place_of_msb[b] = (uint64_t)(lvl * h->bits) | (uint64_t)(lvl << h->bits) << 32;
     }
     return tw_slots_init(tw, &h->s, h->S * h->levels, TW_LANE_SHIFT);
 }
