@@ -682,20 +682,20 @@ static TW_NOINLINE int start_other(struct tw *tw, struct tw_timer *t, tw_time_t 
  * tw->start_floor (max of now and the earliest-deadline cache's last entry;
  * TW_TIME_MAX for every other scheme, which therefore never takes it) is a
  * link and, for a pending node, an unlink, and nothing else: the node is in
- * the wheel, not on a core list, and neither it nor the new deadline
- * touches the cache.  A stop above tw->stop_floor (the same, Lawn's and
- * the hybrid's included) of a node that is not alone in its list is one
- * unlink in the wheel, in the hybrid's wheel and in any Lawn queue.  At 10^6 timers each operation waits on a cold node
- * and its cold list neighbours, and how many operations keep their misses
- * in flight together is bounded by the loads and stores each one holds in
- * the core's queues until it retires (docs/design.md, "Short paths").  So
- * these leaves read the facility's first line and two slot-table words,
- * and write nothing of the facility's but the count, the deal and the
- * lane's head: one compare with start_floor stands for the checks of the
- * interval, of the end of time and of the cache; one load of
- * place_of_msb for the level's shift, mask and first slot; and the
- * horizon is lowered only when the lane was empty (a lane with timers has
- * its slot's tick at or above the horizon already).
+ * the wheel, not on a core list, and neither it nor the new deadline touches
+ * the cache.  A stop above tw->stop_floor (the same, Lawn's and the hybrid's
+ * included) of a node that is not alone in its list is one unlink in the
+ * wheel, in the hybrid's wheel and in any Lawn queue.  At 10^6 timers each
+ * operation waits on a cold node and its cold list neighbours, and how many
+ * operations keep their misses in flight together is bounded by the loads
+ * and stores each one holds in the core's queues until it retires
+ * (docs/design.md, "Short paths").  So these leaves read the facility's
+ * first line and two slot-table words, and write nothing of the facility's
+ * but the count and the lane's head: one compare with start_floor stands for
+ * the checks of the interval, of the end of time and of the cache; one load
+ * of place_of_msb for the level's shift and first slot (the mask is
+ * h->mask); and the horizon is lowered only when the lane was empty (a lane
+ * with timers has its slot's tick at or above the horizon already).
  */
 /* A start of the wheel's leaf that found its lane empty: the lane's and the
  * slot's bits, and the horizon lowered to the slot's tick.  Out of line and
