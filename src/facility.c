@@ -705,10 +705,7 @@ static TW_NOINLINE int start_other(struct tw *tw, struct tw_timer *t, tw_time_t 
 static TW_NOINLINE int hier_lane_first(struct tw *tw, struct tw_link *head, tw_time_t e)
 {
     struct hier_state *h = TW_STATE(tw, struct hier_state);
-    size_t k = (size_t)(head - h->s.head);
-    size_t i = k >> TW_LANE_SHIFT;
-    tw_bm_set(h->s.bm, i);
-    h->s.lanes[i] |= (uint8_t)(1u << (k & (TW_LANES - 1)));
+    tw_slots_mark(&h->s, (size_t)(head - h->s.head), TW_LANE_SHIFT);
     unsigned shift = TW_HIER_SHIFT(h->place_of_msb[63u - (unsigned)tw_clz64(e ^ tw->now)]);
     tw_horizon_lower(tw, (e >> shift) << shift);
     return 0;
@@ -724,12 +721,7 @@ TW_INLINE int hier_link(struct tw *tw, struct hier_state *h, struct tw_timer *t,
     unsigned shift;
     size_t i = tw_hier_slot(h, e, now, &shift);
     struct tw_link *head = &h->s.head[(i << TW_LANE_SHIFT) + tw_lane_of(t)];
-    struct tw_link *tail = head->prev;
-    t->tw_u.link.next = head;
-    t->tw_u.link.prev = tail;
-    tail->next = &t->tw_u.link;
-    head->prev = &t->tw_u.link;
-    if (TW_UNLIKELY(tail == head))
+    if (TW_UNLIKELY(tw_lane_add(head, &t->tw_u.link)))
         return hier_lane_first(tw, head, e);
     return 0;
 }

@@ -292,24 +292,35 @@ int tw_slots_check_bits(const struct tw_slots *s, struct tw_checker *c, const ch
  * with), so that they compile to straight code: at 10^6 timers a start or
  * stop waits on a cache miss, and how many of them overlap depends on how
  * few instructions each one is (docs/design.md, "Short paths"). */
+/* Link l at the tail of the list at head h.  Returns true if the list was
+ * empty, read from the tail pointer the link loads anyway. */
+TW_INLINE bool tw_lane_add(struct tw_link *h, struct tw_link *l)
+{
+    bool empty = h->prev == h; /* the tail the link loads anyway */
+    tw_list_add_tail(h, l);
+    return empty;
+}
+
+/* Set the bits of lane k of the table (slot k >> lshift): its slot's bit
+ * and, with lanes, the lane's bit in the slot's byte. */
+TW_INLINE void tw_slots_mark(struct tw_slots *s, size_t k, unsigned lshift)
+{
+    size_t i = k >> lshift;
+    tw_bm_set(s->bm, i);
+    if (lshift)
+        s->lanes[i] |= (uint8_t)(1u << (k & ((1u << lshift) - 1)));
+}
+
 /* Link l at the tail of lane `lane` of slot i.  Returns true if the lane
  * was empty (its bits are set now); false if it had timers, whose bits are
- * set already.  The lane's emptiness is read from the tail pointer the link
- * loads anyway. */
+ * set already. */
 TW_INLINE bool tw_slots_add_lane(struct tw_slots *s, size_t i, unsigned lane, struct tw_link *l,
                                  unsigned lshift)
 {
-    struct tw_link *h = &s->head[(i << lshift) + lane];
-    struct tw_link *tail = h->prev;
-    l->next = h;
-    l->prev = tail;
-    tail->next = l;
-    h->prev = l;
-    if (tail != h)
+    size_t k = (i << lshift) + lane;
+    if (!tw_lane_add(&s->head[k], l))
         return false;
-    tw_bm_set(s->bm, i);
-    if (lshift)
-        s->lanes[i] |= (uint8_t)(1u << lane);
+    tw_slots_mark(s, k, lshift);
     return true;
 }
 
