@@ -30,6 +30,7 @@
  * node after passing it to its callback.
  */
 #include "twheel_internal.h"
+#include "schemes/coarse.h"
 #include "schemes/hybrid.h" /* and hier.h, lawn.h */
 
 #include <assert.h>
@@ -661,6 +662,26 @@ TW_INLINE int start_leaf(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
 START_COPY(start_lawn, start_leaf, INL_LAWN)
 START_COPY(start_hybrid, start_leaf, INL_HYBRID)
 
+/* The no-migration wheel's start: start_fast() with its insert in place
+ * (tw_coarse_link()) and without floor_sync(), whose floors are constant
+ * for it.  A pending node comes out of whichever list holds it, as its
+ * remove does; no reserve, no cache. */
+static TW_NOINLINE int start_coarse(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    int state = start_state(tw, t, interval);
+    if (TW_UNLIKELY(state < 0))
+        return start_slow(tw, t, interval);
+    struct coarse_state *h = TW_STATE(tw, struct coarse_state);
+    if (state > 0)
+        tw_slots_unlink(&h->s, &t->tw_u.link, TW_LANE_SHIFT);
+    else
+        tw->count++;
+    tw_time_t deadline = deadline_of(tw, interval);
+    arm_node(t, deadline, tw->word_mine);
+    tw_coarse_link(tw, h, t, deadline);
+    return 0;
+}
+
 /* Every start the wheel's leaf in tw_start() leaves: the other schemes
  * (Lawn's and the hybrid's leaves, the ops table), and the wheel's rare
  * cases.  Tail calls only, so that it needs no frame. */
@@ -674,6 +695,8 @@ static TW_NOINLINE int start_other(struct tw *tw, struct tw_timer *t, tw_time_t 
         return start_lawn(tw, t, interval);
     if (tw->scheme == TW_HYBRID)
         return start_hybrid(tw, t, interval);
+    if (tw->scheme == TW_HIERARCHICAL_COARSE)
+        return start_coarse(tw, t, interval);
     return start_full(tw, t, interval, false);
 }
 
@@ -805,12 +828,19 @@ STOP_COPY(stop_full_ops, stop_fast, INL_NONE)
  * lane beyond the cache is common (a timer alone in a far slot, restarted
  * again and again: the paper's Fig. 9 test): the leaf's unlink and the
  * lane's and slot's bits, which tw_slots_unlink() clears; nothing else
- * changes, as in the leaf (the horizon stays a lower bound).  The rest
- * take the full path, the wheel's remove in place for the wheel. */
+ * changes, as in the leaf (the horizon stays a lower bound).  The
+ * no-migration wheel's stop is the same unlink for every node pending
+ * there (its floors are constant).  The rest take the full path, the
+ * wheel's remove in place for the wheel. */
 static TW_NOINLINE int stop_other(struct tw *tw, struct tw_timer *t)
 {
     if (TW_UNLIKELY(tw == NULL))
         return TW_EINVAL;
+    if (tw->scheme == TW_HIERARCHICAL_COARSE && pending_here(tw, t)) {
+        /* stop_fast() without floor_sync(): its floors are constant */
+        tw_slots_unlink(&TW_STATE(tw, struct coarse_state)->s, &t->tw_u.link, TW_LANE_SHIFT);
+        return stopped(tw, t);
+    }
     if (tw->scheme != TW_HIERARCHICAL)
         return stop_full_ops(tw, t);
     if (t != NULL && tw_node_word(t) == tw->word_mine && t->tw_expires > tw->stop_floor) {

@@ -24,7 +24,8 @@
  *       l      8^l         62*8^(l-1) .. 62*8^l - 1     8^l - 1
  *      20      2^60        62*2^57 .. 2^64 - 1          2^60 - 1
  *
- *     START_TIMER            O(1)      msb of d picks the level
+ *     START_TIMER            O(1)      msb of d picks the level (one table
+ *                                       load and one compare: coarse.h)
  *     STOP_TIMER             O(1)      unlink; clear the bit if emptied
  *     PER_TICK_BOOKKEEPING   O(1) avg  1 + 1/8 + 1/64 + ... bitmap tests
  *     EXPIRY                 O(1) per slot: spliced whole, no timer read
@@ -42,22 +43,17 @@
  * whose rounded tick would lie past the end of time.
  *
  * Order: none within one advance, not even among equal deadlines: every
- * slot's timers are dealt over 8 lanes, and the lanes of all the slots
- * taken are popped in turn.  Memory: per slot 8 lane heads of 16 bytes, a
- * byte of lane bits and a bit: 169 KiB for 64 x 21.
+ * slot's timers are spread over 8 lanes by their nodes' addresses
+ * (tw_lane_of()), and the lanes of all the slots taken are popped in turn.
+ *
+ * The start and stop of a timer are leaves in facility.c (start_coarse(),
+ * stop_other()): the state word's check, the count, the unlink and the
+ * link of coarse.h, and nothing else (no cache, constant floors).
+ *
+ * Memory: per slot 8 lane heads of 16 bytes, a byte of lane bits and a
+ * bit: 169 KiB for 64 x 21.
  */
-#include "../twheel_internal.h"
-
-struct coarse_state {
-    struct tw_slots s;          /* levels * S heads */
-    unsigned bits;              /* log2 S */
-    unsigned gshift;            /* log2 of the granularity ratio: 3 */
-    unsigned levels;
-    uint32_t S, mask;
-    tw_time_t limit[32];        /* level l holds d < limit[l] */
-};
-
-#define COARSE_GSHIFT 3u
+#include "coarse.h"
 
 static unsigned coarse_levels(uint32_t S)
 {
@@ -88,17 +84,23 @@ static int coarse_init(struct tw *tw, const struct tw_config *cfg)
 {
     struct coarse_state *h = TW_STATE(tw, struct coarse_state);
     h->bits = (unsigned)tw_ctz64(cfg->slots);
-    h->gshift = COARSE_GSHIFT;
     h->S = cfg->slots;
     h->mask = cfg->slots - 1;
     h->levels = coarse_levels(cfg->slots);
     for (unsigned l = 0; l < h->levels; l++) {
-        unsigned sh = l * h->gshift;
+        unsigned sh = l * COARSE_GSHIFT;
         tw_time_t g = (tw_time_t)1 << sh;
-        h->limit[l] = (TW_TIME_MAX / g >= (tw_time_t)(h->S - 2)) ? (tw_time_t)(h->S - 2) * g
-                                                                  : TW_TIME_MAX;
+        h->hold[l] = (l + 1 < h->levels && TW_TIME_MAX / g >= (tw_time_t)(h->S - 2))
+                         ? (tw_time_t)(h->S - 2) * g - 1
+                         : TW_TIME_MAX;
     }
-    h->limit[h->levels - 1] = TW_TIME_MAX;
+    /* The lowest level that holds 2^m; larger d of the same msb are held
+     * by it or the next (tw_coarse_level()). */
+    for (unsigned m = 0, l = 0; m < 64; m++) {
+        while (((tw_time_t)1 << m) > h->hold[l])
+            l++;
+        h->level_of_msb[m] = (uint8_t)l;
+    }
     return tw_slots_init(tw, &h->s, h->S * h->levels, TW_LANE_SHIFT);
 }
 
@@ -107,25 +109,9 @@ static void coarse_fini(struct tw *tw)
     tw_slots_fini(tw, &TW_STATE(tw, struct coarse_state)->s);
 }
 
-TW_INLINE unsigned level_for(const struct coarse_state *h, tw_time_t d)
-{
-    /* First guess from the magnitude, then at most a step or two up. */
-    unsigned m = 63 - tw_clz64(d | 1);
-    unsigned l = m > h->bits ? (m - h->bits) / h->gshift : 0;
-    while (l + 1 < h->levels && d >= h->limit[l])
-        l++;
-    return l;
-}
-
 static void coarse_insert(struct tw *tw, struct tw_timer *t)
 {
-    struct coarse_state *h = TW_STATE(tw, struct coarse_state);
-    tw_time_t e = t->tw_expires;
-    unsigned l = level_for(h, e - tw->now);
-    unsigned sh = l * h->gshift;
-    tw_time_t up = (e >> sh) + ((e & (((tw_time_t)1 << sh) - 1)) != 0); /* ceil(e/g) */
-    tw_slots_add(&h->s, ((size_t)l << h->bits) + (size_t)(up & h->mask), &t->tw_u.link, TW_LANE_SHIFT);
-    tw_horizon_lower(tw, up > (TW_TIME_MAX >> sh) ? TW_TIME_MAX : up << sh);
+    tw_coarse_link(tw, TW_STATE(tw, struct coarse_state), t, t->tw_expires);
 }
 
 static void coarse_remove(struct tw *tw, struct tw_timer *t)
@@ -140,7 +126,7 @@ static void coarse_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
     struct coarse_state *h = TW_STATE(tw, struct coarse_state);
     tw_time_t c = tw->now;
     for (unsigned l = 0; l < h->levels; l++) {
-        unsigned sh = l * h->gshift;
+        unsigned sh = l * COARSE_GSHIFT;
         tw_time_t cl = c >> sh, nl = now >> sh;
         if (cl == nl && now != TW_TIME_MAX)
             break;
@@ -164,7 +150,7 @@ static tw_time_t first_slot_tick(const struct coarse_state *h, tw_time_t c, bool
     tw_time_t best = TW_TIME_MAX;
     *any = false;
     for (unsigned l = 0; l < h->levels; l++) {
-        unsigned sh = l * h->gshift;
+        unsigned sh = l * COARSE_GSHIFT;
         size_t base = (size_t)l << h->bits;
         tw_time_t cl = c >> sh;
         size_t d = tw_bm_find_circular(h->s.bm, base, h->S, (size_t)((cl + 1) & h->mask));
@@ -196,7 +182,7 @@ static int coarse_check(struct tw *tw, struct tw_checker *c)
         struct tw_link *head = &h->s.head[q];
         uint32_t i = q >> TW_LANE_SHIFT;
         unsigned l = i >> h->bits;
-        unsigned sh = l * h->gshift;
+        unsigned sh = l * COARSE_GSHIFT;
         for (struct tw_link *k = head->next; rc == 0 && k != head; k = k->next) {
             const struct tw_timer *t = tw_of(k);
             if (k->next->prev != k)
