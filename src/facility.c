@@ -822,32 +822,37 @@ TW_INLINE int stop_fast(struct tw *tw, struct tw_timer *t, enum inl k)
 STOP_COPY(stop_full_hier, stop_fast, INL_HIER)
 STOP_COPY(stop_full_ops, stop_fast, INL_NONE)
 
-/* Every stop the leaf in tw_stop() leaves: a node alone in its list (the
- * only timer of a Lawn queue, the last of a lane), in a wheel's cache or
- * due, a bad argument, and every other scheme.  The wheel's last node of a
- * lane beyond the cache is common (a timer alone in a far slot, restarted
- * again and again: the paper's Fig. 9 test): the leaf's unlink and the
- * lane's and slot's bits, which tw_slots_unlink() clears; nothing else
- * changes, as in the leaf (the horizon stays a lower bound).  The
- * no-migration wheel's stop is the same unlink for every node pending
- * there (its floors are constant).  The rest take the full path, the
- * wheel's remove in place for the wheel. */
+/* Every stop the leaf in tw_stop() leaves but the wheel's last timer of a
+ * lane: a node alone in its list (the only timer of a Lawn queue), in a
+ * wheel's cache or due, a bad argument, and every other scheme.  The
+ * no-migration wheel's stop is one unlink for every node pending there
+ * (its floors are constant).  The rest take the full path, the wheel's
+ * remove in place for the wheel. */
 static TW_NOINLINE int stop_other(struct tw *tw, struct tw_timer *t)
 {
     if (TW_UNLIKELY(tw == NULL))
         return TW_EINVAL;
+    if (tw->scheme == TW_HIERARCHICAL)
+        return stop_full_hier(tw, t);
     if (tw->scheme == TW_HIERARCHICAL_COARSE && pending_here(tw, t)) {
         /* stop_fast() without floor_sync(): its floors are constant */
         tw_slots_unlink(&TW_STATE(tw, struct coarse_state)->s, &t->tw_u.link, TW_LANE_SHIFT);
         return stopped(tw, t);
     }
-    if (tw->scheme != TW_HIERARCHICAL)
-        return stop_full_ops(tw, t);
-    if (t != NULL && tw_node_word(t) == tw->word_mine && t->tw_expires > tw->stop_floor) {
-        tw_slots_unlink(&TW_STATE(tw, struct hier_state)->s, &t->tw_u.link, TW_LANE_SHIFT);
-        return stopped(tw, t);
-    }
-    return stop_full_hier(tw, t);
+    return stop_full_ops(tw, t);
+}
+
+/* The wheel's stop of the last timer of its lane, beyond the cache: a
+ * timer alone in a far slot, restarted again and again, as in the paper's
+ * Fig. 9 test.  tw_stop() has checked everything but the scheme.  The
+ * leaf's unlink, and the lane's and slot's bits cleared; nothing else
+ * changes, as in the leaf (the horizon stays a lower bound). */
+static TW_NOINLINE int stop_lane_last(struct tw *tw, struct tw_timer *t)
+{
+    struct tw_link *head = t->tw_u.link.next; /* on both sides */
+    tw_list_del(&t->tw_u.link);
+    tw_slots_clear_lane(&TW_STATE(tw, struct hier_state)->s, head, TW_LANE_SHIFT);
+    return stopped(tw, t);
 }
 
 int tw_stop(struct tw *tw, struct tw_timer *t)
@@ -855,8 +860,8 @@ int tw_stop(struct tw *tw, struct tw_timer *t)
     /* The leaf of the wheel, Lawn and the hybrid (see tw_start()): pending
      * here, in the scheme's lists and beyond the wheel's cache (a node of
      * the hybrid's queues: beyond now), and not alone in its list, so that
-     * no bit, queue or heap changes (a lane or queue it would empty:
-     * stop_other()). */
+     * no bit, queue or heap changes.  A node that would empty its list:
+     * stop_lane_last() for the wheel, stop_other() for a Lawn queue. */
     if (TW_UNLIKELY(tw == NULL || t == NULL))
         return stop_other(tw, t);
     uint64_t w = tw_node_word(t);
@@ -867,9 +872,14 @@ int tw_stop(struct tw *tw, struct tw_timer *t)
         floor = tw->now;
     else
         return stop_other(tw, t);
-    if (TW_LIKELY(t->tw_expires > floor && t->tw_u.link.next != t->tw_u.link.prev)) {
-        tw_list_del(&t->tw_u.link);
-        return stopped(tw, t);
+    if (TW_LIKELY(t->tw_expires > floor)) {
+        if (TW_LIKELY(t->tw_u.link.next != t->tw_u.link.prev)) {
+            tw_list_del(&t->tw_u.link);
+            return stopped(tw, t);
+        }
+        /* word_queued is word_mine but in the hybrid: floor is stop_floor */
+        if (tw->scheme == TW_HIERARCHICAL)
+            return stop_lane_last(tw, t);
     }
     return stop_other(tw, t);
 }

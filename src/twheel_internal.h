@@ -341,6 +341,15 @@ TW_INLINE bool tw_slots_empty(const struct tw_slots *s, size_t i)
     return true;
 }
 
+/* Clear the bits of the lane at head h of the table, which has just
+ * emptied: the lane's bit, and its slot's when no lane of it is left. */
+TW_INLINE void tw_slots_clear_lane(struct tw_slots *s, const struct tw_link *h, unsigned lshift)
+{
+    size_t k = (size_t)(h - s->head), i = k >> lshift;
+    if (lshift == 0 || (s->lanes[i] &= (uint8_t)~(1u << (k & ((1u << lshift) - 1)))) == 0)
+        tw_bm_clear(s->bm, i);
+}
+
 /* Unlink a node from whichever slot holds it, clearing the slot's bit when
  * it empties: a node that was alone has the head on both sides.  The node
  * may also be on a list outside the table (a ready list): then no bit
@@ -351,13 +360,8 @@ TW_INLINE void tw_slots_unlink(struct tw_slots *s, struct tw_link *l, unsigned l
     if (TW_UNLIKELY(l->next == l->prev)) {
         /* Unsigned: a head below the table wraps to a huge index. */
         size_t k = (size_t)((uintptr_t)l->next - (uintptr_t)s->head) / sizeof *s->head;
-        if (k < ((size_t)s->n << lshift)) {
-            size_t i = k >> lshift;
-            if (lshift == 0)
-                tw_bm_clear(s->bm, i);
-            else if ((s->lanes[i] &= (uint8_t)~(1u << (k & ((1u << lshift) - 1)))) == 0)
-                tw_bm_clear(s->bm, i);
-        }
+        if (k < ((size_t)s->n << lshift))
+            tw_slots_clear_lane(s, &s->head[k], lshift);
     }
 }
 
