@@ -146,15 +146,33 @@ void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct 
             tw_slots_take(&h->s, base + i, dst);
     }
     /* Migrate: the lanes are walked in turn, several chains of misses at
-     * once.  Nothing lands in a slot passed over: all were emptied above. */
-    unsigned j = 0, lane = 0;
-    struct tw_link *l;
-    while ((l = tw_ready_pop(&todo, &j)) != NULL) {
-        struct tw_timer *t = tw_of(l);
-        if (t->tw_expires <= now)
-            tw_list_add_tail(&out->lane[lane++ & (TW_LANES - 1)], l);
-        else
-            tw_hier_place(h, t, now);
+     * once.  Nothing lands in a slot passed over: all were emptied above.
+     * The lists are this function's own, so they are walked, not popped:
+     * each node's links are rewritten where it goes, and no store reaches
+     * the next node, the line a pop would write and the walk waits for.
+     * A node keeps its lane number, so the lanes stay as even as they were. */
+    struct tw_link *at[TW_LANES];
+    for (unsigned k = 0; k < TW_LANES; k++)
+        at[k] = todo.lane[k].next;
+    for (bool more = true; more;) {
+        more = false;
+        for (unsigned k = 0; k < TW_LANES; k++) {
+            struct tw_link *l = at[k];
+            if (l == &todo.lane[k])
+                continue;
+            more = true;
+            at[k] = l->next;
+            __builtin_prefetch(at[k]);
+            struct tw_timer *t = tw_of(l);
+            tw_time_t e = t->tw_expires;
+            if (e <= now) {
+                tw_list_add_tail(&out->lane[k], l);
+            } else {
+                unsigned shift;
+                size_t i = tw_hier_slot(h, e, now, &shift);
+                (void)tw_slots_add_lane(&h->s, i, k, l, TW_LANE_SHIFT);
+            }
+        }
     }
     tw_mincache_expire(&h->min, now);
     size_t first = first_slot(h, now);
