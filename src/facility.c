@@ -2,7 +2,7 @@
  * facility.c -- the part of twheel that every scheme shares.
  *
  * A facility is one struct tw followed by its scheme's fixed state.  The core
- * checks arguments, keeps the contract of SPEC section 2 and dispatches to the
+ * checks arguments, keeps the contract (docs/design.md) and dispatches to the
  * scheme through a const ops table, except for the hottest paths, which
  * need no stack frame (the hybrid's start: one saved register): tw_start
  * is itself the default scheme's start and tw_stop the stop of the default

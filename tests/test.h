@@ -362,7 +362,7 @@ struct test_case {
     int all_clocks;         /* 1: run at every start clock; 0: at 0 only */
 };
 
-/* The suites: cases of SPEC section 2 (test_cases.c), bad input
+/* The suites: cases of the contract (test_cases.c), bad input
  * (test_badinput.c), the differential test (test_differential.c), and the
  * scheme-independent API checks (test_badinput.c, run once). */
 extern const struct test_case test_suite_cases[];

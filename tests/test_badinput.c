@@ -1,6 +1,6 @@
 /*
  * test_badinput.c -- bad input gets its error code and changes nothing
- * (SPEC section 2, item 8), allocator failures and accounting, and the
+ * (the contract's item 8, docs/design.md), allocator failures and accounting, and the
  * scheme-independent API checks (suite "api").
  *
  * "Changes nothing" is checked against a background of timers in every

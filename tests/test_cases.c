@@ -1,6 +1,7 @@
 /*
- * test_cases.c -- the edge cases of SPEC section 2, each its own case, run
- * against every available scheme at every start clock.
+ * test_cases.c -- the edge cases of the contract (docs/design.md, "The
+ * contract"), each its own case, run against every available scheme at
+ * every start clock.
  *
  * Timing words used below: "exact" schemes fire a timer in the very advance
  * whose `now` first reaches its deadline; hierarchical_coarse may fire later,

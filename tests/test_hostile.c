@@ -1,5 +1,5 @@
 /*
- * test_hostile.c -- the hostile cases of issue 6 that the cases suite does
+ * test_hostile.c -- the hostile cases (docs/testing.md) that the cases suite does
  * not already name, each run on every available scheme at every start
  * clock (0, near 2^32, near 2^63, near 2^64):
  *
