@@ -2,7 +2,7 @@
 # Run `twbench --quick` and check what it wrote: the JSON has every workload,
 # its numbers are finite and positive, and the checks that survive a noisy
 # machine hold (ratios and slopes within one run, never absolute times):
-#   - every workload of SPEC section 5 is there, with every target either
+#   - every workload of docs/benchmarks.md ("Workloads") is there, with every target either
 #     measured or saying why not (skipped, n/a, missing with the install
 #     command);
 #   - the complexity slopes: ordered's start grows (slope > 0.6 over

@@ -1,6 +1,6 @@
 /*
  * twbench -- measures every twheel scheme, and the timers of libev, libuv
- * and libevent beside them, on the workloads of SPEC section 5; reproduces
+ * and libevent beside them, on the workloads of docs/benchmarks.md; reproduces
  * the paper's Fig. 9; fits the complexity slopes; writes a report.
  *
  * Workloads (exact definitions in workloads.h):
