@@ -171,7 +171,7 @@ int main(int argc, char **argv)
     uint64_t ops = 2000000;
     int reps = 5, pad = 40, stores = 8;
     const char *scheme = "hierarchical";
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help")) {
             printf("usage: twfloor [--n N] [--ops K] [--reps R] [--scheme NAME] [--pad K] "
@@ -194,7 +194,6 @@ int main(int argc, char **argv)
             stores = atoi(v);
         else
             die("unknown option (twfloor --help)");
-        i++;
     }
     if (n < 1 || n > UINT32_MAX || ops < 1 || reps < 1 || reps > REPS_MAX || pad < 0 || stores < 0)
         die("bad --n, --ops, --reps, --pad or --stores");

@@ -341,8 +341,9 @@ TW_INLINE bool tw_slots_empty(const struct tw_slots *s, size_t i)
     return true;
 }
 
-/* Clear the bits of the lane at head h of the table, which has just
- * emptied: the lane's bit, and its slot's when no lane of it is left. */
+/* Clear the bits of the lane at head h, which has just emptied: the lane's
+ * bit, and its slot's when no lane of it is left.  h must be one of the
+ * table's heads (tw_slots_unlink() checks; stop_lane_last() knows it). */
 TW_INLINE void tw_slots_clear_lane(struct tw_slots *s, const struct tw_link *h, unsigned lshift)
 {
     size_t k = (size_t)(h - s->head), i = k >> lshift;

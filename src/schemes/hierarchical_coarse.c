@@ -200,6 +200,14 @@ static int coarse_check(struct tw *tw, struct tw_checker *c)
             c->seen++;
         }
     }
+    /* The horizon is at or below the tick of every occupied slot, the
+     * earliest one's: tw_coarse_link() lowers it only for a lane's first
+     * timer, since every timer of a slot comes up at the same tick. */
+    bool any;
+    tw_time_t first = first_slot_tick(h, tw->now, &any);
+    if (rc == 0 && any && first < tw->horizon)
+        rc = tw_fail(c, "hierarchical_coarse: a slot comes up at %llu, before the horizon %llu",
+                     (unsigned long long)first, (unsigned long long)tw->horizon);
     return rc;
 }
 
