@@ -844,13 +844,13 @@ static TW_NOINLINE int stop_other(struct tw *tw, struct tw_timer *t)
 
 /* The wheel's stop of the last timer of its lane, beyond the cache: a
  * timer alone in a far slot, restarted again and again, as in the paper's
- * Fig. 9 test.  tw_stop() has checked everything but the scheme.  The
- * leaf's unlink, and the lane's and slot's bits cleared; nothing else
- * changes, as in the leaf (the horizon stays a lower bound). */
-static TW_NOINLINE int stop_lane_last(struct tw *tw, struct tw_timer *t)
+ * Fig. 9 test.  tw_stop() has checked everything but the scheme, and
+ * passes the lane's head.  The lane emptied, and its and its slot's bits
+ * cleared; nothing else changes, as in the leaf (the horizon stays a
+ * lower bound). */
+static TW_NOINLINE int stop_lane_last(struct tw *tw, struct tw_timer *t, struct tw_link *head)
 {
-    struct tw_link *head = t->tw_u.link.next; /* on both sides */
-    tw_list_del(&t->tw_u.link);
+    tw_list_init(head); /* t was its only node */
     tw_slots_clear_lane(&TW_STATE(tw, struct hier_state)->s, head, TW_LANE_SHIFT);
     return stopped(tw, t);
 }
@@ -873,13 +873,15 @@ int tw_stop(struct tw *tw, struct tw_timer *t)
     else
         return stop_other(tw, t);
     if (TW_LIKELY(t->tw_expires > floor)) {
-        if (TW_LIKELY(t->tw_u.link.next != t->tw_u.link.prev)) {
+        struct tw_link *next = t->tw_u.link.next;
+        if (TW_LIKELY(next != t->tw_u.link.prev)) {
             tw_list_del(&t->tw_u.link);
             return stopped(tw, t);
         }
-        /* word_queued is word_mine but in the hybrid: floor is stop_floor */
+        /* word_queued is word_mine but in the hybrid: floor is stop_floor;
+         * next is the lane's head, on both sides */
         if (tw->scheme == TW_HIERARCHICAL)
-            return stop_lane_last(tw, t);
+            return stop_lane_last(tw, t, next);
     }
     return stop_other(tw, t);
 }
