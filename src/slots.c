@@ -26,7 +26,6 @@ int tw_slots_init(struct tw *tw, struct tw_slots *s, uint32_t n, unsigned lshift
     s->n = n;
     s->mask = n - 1;
     s->lshift = lshift;
-    s->deal = 0;
     s->head = tw_mem_alloc(tw, ((size_t)n << lshift) * sizeof *s->head);
     s->bm = tw_mem_alloc(tw, words_for(n) * sizeof *s->bm);
     s->lanes = lshift ? tw_mem_alloc(tw, n) : NULL;

@@ -256,12 +256,13 @@ TW_INLINE struct tw_link *tw_ready_pop(struct tw_ready *r, unsigned *j)
 }
 
 /* A lane for a node from its address alone (Fibonacci hashing of the
- * address: the top bits of its product with 2^64 / phi), for the wheel's
- * start leaf, where the slot table's deal counter would cost a load and a
- * store per start.  Nodes at any stride spread evenly over the lanes. */
-TW_INLINE unsigned tw_lane_of(const struct tw_timer *t)
+ * address: the top bits of its product with 2^64 / phi): no state to load
+ * and store per start, as a counter dealing lanes in turn would need.
+ * Nodes at any stride spread evenly over the lanes.  The address of the
+ * node or of its link (the node's first member) gives the same lane. */
+TW_INLINE unsigned tw_lane_of(const void *node)
 {
-    return (unsigned)(((uint64_t)(uintptr_t)t * UINT64_C(0x9e3779b97f4a7c15)) >>
+    return (unsigned)(((uint64_t)(uintptr_t)node * UINT64_C(0x9e3779b97f4a7c15)) >>
                       (64u - TW_LANE_SHIFT));
 }
 
@@ -271,15 +272,15 @@ struct tw_checker;
 
 /* n logical slots, each of 1 << lshift lanes (physical list heads).  Bit i
  * of the bitmap is set iff some lane of slot i is not empty.  Timers are
- * dealt to the lanes of a slot in turn, so that a slot taken whole comes
- * out as several independent chains (see struct tw_ready). */
+ * spread over the lanes of a slot by their addresses (tw_lane_of()), so
+ * that a slot taken whole comes out as several independent chains (see
+ * struct tw_ready). */
 struct tw_slots {
     struct tw_link *head;       /* n << lshift list heads */
     uint64_t *bm;
     uint8_t *lanes;             /* lshift > 0: bit j set iff lane j not empty */
     uint32_t n, mask;           /* n a power of two */
     unsigned lshift;            /* 0 (one list per slot) or TW_LANE_SHIFT */
-    unsigned deal;              /* next lane to deal to */
 };
 
 int tw_slots_validate(const struct tw_config *cfg);
@@ -324,10 +325,10 @@ TW_INLINE bool tw_slots_add_lane(struct tw_slots *s, size_t i, unsigned lane, st
     return true;
 }
 
-/* Link l into slot i, at the lane the table's deal counter gives. */
+/* Link l into slot i, at the lane of its node's address. */
 TW_INLINE void tw_slots_add(struct tw_slots *s, size_t i, struct tw_link *l, unsigned lshift)
 {
-    unsigned lane = lshift ? s->deal++ & ((1u << lshift) - 1) : 0;
+    unsigned lane = lshift ? tw_lane_of(l) : 0;
     (void)tw_slots_add_lane(s, i, lane, l, lshift);
 }
 

@@ -59,7 +59,7 @@
  * walked together and more than one deadline kept.
  *
  * Order: within one advance, none is promised, not even among equal
- * deadlines: a slot's timers are dealt over 8 lanes, which expiry pops in
+ * deadlines: a slot's timers are spread over 8 lanes, which expiry pops in
  * turn (docs/design.md, "Ready lanes").
  *
  * Memory: per slot 8 lane heads of 16 bytes, a byte of lane bits and a bit,
