@@ -371,12 +371,14 @@ tw_time_t tw_timer_deadline(const struct tw_timer *t)
     return t ? t->tw_expires : 0;
 }
 
-/* The schemes whose start and stop have leaf fast paths with their insert
- * and remove compiled in place (tw_start(), start_leaf(), tw_stop()), and the rest
- * (INL_NONE: through tw->insert and tw->remove).  The hierarchical wheel
- * is the default scheme; Lawn and the hybrid are the schemes issue 4
- * compares with it.  None of them keeps a timer late. */
-enum inl { INL_NONE, INL_HIER, INL_LAWN, INL_HYBRID };
+/* The schemes whose start and stop have fast paths with their insert and
+ * remove compiled in place (tw_start(), start_leaf(), tw_stop(), and the
+ * copies of start_fast() and stop_fast()), and the rest (INL_NONE: through
+ * tw->insert and tw->remove).  The hierarchical wheel is the default
+ * scheme; Lawn and the hybrid are the schemes issue 4 compares with it;
+ * none of those keeps a timer late.  The no-migration wheel (INL_COARSE)
+ * does, and its floors are constant: its paths skip floor_sync(). */
+enum inl { INL_NONE, INL_HIER, INL_LAWN, INL_HYBRID, INL_COARSE };
 
 /* An out-of-line copy of an inline start or stop path, specialised by its
  * last argument (a constant): the functions tw_start() and tw_stop() jump
@@ -393,8 +395,9 @@ enum inl { INL_NONE, INL_HIER, INL_LAWN, INL_HYBRID };
     }
 
 /* Take a pending timer of this facility out of wherever it is, with the
- * wheel's remove in place (k == INL_HIER, a constant at each call) or
- * through the ops table (INL_NONE).  Lawn's and the hybrid's stop leaves
+ * wheel's or the no-migration wheel's remove in place (k == INL_HIER or
+ * INL_COARSE, a constant at each call) or through the ops table
+ * (INL_NONE).  Lawn's and the hybrid's stop leaves
  * do their own removes and come here only for the rare cases. */
 TW_INLINE void detach(struct tw *tw, struct tw_timer *t, enum inl k)
 {
@@ -402,6 +405,8 @@ TW_INLINE void detach(struct tw *tw, struct tw_timer *t, enum inl k)
         tw_list_del(&t->tw_u.link); /* on the due, ready or expired list */
     else if (k == INL_HIER)
         tw_hier_remove(TW_STATE(tw, struct hier_state), t);
+    else if (k == INL_COARSE) /* a slot or a core list: either way */
+        tw_slots_unlink(&TW_STATE(tw, struct coarse_state)->s, &t->tw_u.link, TW_LANE_SHIFT);
     else
         tw->remove(tw, t);
 }
@@ -505,42 +510,49 @@ TW_INLINE int start_state(const struct tw *tw, const struct tw_timer *t, tw_time
  * The fast path: a valid node, idle or pending here, an interval in
  * [1, MaxInterval], a clock before the end of time.  It does what arm()
  * does in that case, with one load and compare of the node's state word in
- * place of the separate checks.  `hier` is a constant at each call: true
- * compiles the default scheme's insert and remove in place of the calls
- * through tw->insert and tw->remove.  The schemes with a leaf (start_leaf()
- * below) come here only for the cases their leaf leaves.
+ * place of the separate checks.  `k` is a constant at each call: INL_HIER
+ * and INL_COARSE compile that scheme's insert and remove in place of the
+ * calls through tw->insert and tw->remove (INL_NONE); neither wheel has a
+ * reserve, and the no-migration wheel's floors never move.  The schemes
+ * with a leaf (start_leaf() below) come here only for the cases their leaf
+ * leaves.
  */
-TW_INLINE int start_fast(struct tw *tw, struct tw_timer *t, tw_time_t interval, bool hier)
+TW_INLINE int start_fast(struct tw *tw, struct tw_timer *t, tw_time_t interval, enum inl k)
 {
     int state = start_state(tw, t, interval);
     if (TW_UNLIKELY(state < 0))
         return start_slow(tw, t, interval);
     bool pending = state > 0;
     tw_time_t deadline = deadline_of(tw, interval);
-    if (!hier && tw->reserve) {
+    if (k == INL_NONE && tw->reserve) {
         int rc = tw->reserve(tw, deadline);
         if (TW_UNLIKELY(rc))
             return rc;
     }
     if (pending)
-        detach(tw, t, hier ? INL_HIER : INL_NONE);
+        detach(tw, t, k);
     else
         tw->count++;
     arm_node(t, deadline, tw->word_mine);
-    if (hier)
+    if (k == INL_HIER)
         (void)tw_hier_insert(tw, TW_STATE(tw, struct hier_state), t);
+    else if (k == INL_COARSE)
+        tw_coarse_link(tw, TW_STATE(tw, struct coarse_state), t, deadline);
     else
         tw->insert(tw, t);
-    floor_sync(tw);
+    if (k != INL_COARSE)
+        floor_sync(tw);
     return 0;
 }
 
 /* start_fast() out of line, for every case start_leaf() leaves and for
  * the schemes without a leaf: one copy with the wheel's insert and remove
- * in place, one through the ops table, so that a jump to either tests
- * nothing more (start_full() picks one by a constant). */
-START_COPY(start_full_hier, start_fast, true)
-START_COPY(start_full_ops, start_fast, false)
+ * in place, one with the no-migration wheel's, one through the ops table,
+ * so that a jump to any of them tests nothing more (start_full() picks
+ * between the first and the last by a constant). */
+START_COPY(start_full_hier, start_fast, INL_HIER)
+START_COPY(start_coarse, start_fast, INL_COARSE)
+START_COPY(start_full_ops, start_fast, INL_NONE)
 
 TW_INLINE int start_full(struct tw *tw, struct tw_timer *t, tw_time_t interval, bool hier)
 {
@@ -661,26 +673,6 @@ TW_INLINE int start_leaf(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
 
 START_COPY(start_lawn, start_leaf, INL_LAWN)
 START_COPY(start_hybrid, start_leaf, INL_HYBRID)
-
-/* The no-migration wheel's start: start_fast() with its insert in place
- * (tw_coarse_link()) and without floor_sync(), whose floors are constant
- * for it.  A pending node comes out of whichever list holds it, as its
- * remove does; no reserve, no cache. */
-static TW_NOINLINE int start_coarse(struct tw *tw, struct tw_timer *t, tw_time_t interval)
-{
-    int state = start_state(tw, t, interval);
-    if (TW_UNLIKELY(state < 0))
-        return start_slow(tw, t, interval);
-    struct coarse_state *h = TW_STATE(tw, struct coarse_state);
-    if (state > 0)
-        tw_slots_unlink(&h->s, &t->tw_u.link, TW_LANE_SHIFT);
-    else
-        tw->count++;
-    tw_time_t deadline = deadline_of(tw, interval);
-    arm_node(t, deadline, tw->word_mine);
-    tw_coarse_link(tw, h, t, deadline);
-    return 0;
-}
 
 /* Every start the wheel's leaf in tw_start() leaves: the other schemes
  * (Lawn's and the hybrid's leaves, the ops table), and the wheel's rare
@@ -813,32 +805,30 @@ TW_INLINE int stop_fast(struct tw *tw, struct tw_timer *t, enum inl k)
     if (TW_UNLIKELY(!pending_here(tw, t)))
         return stop_slow(tw, t); /* NULL too: TW_EINVAL */
     detach(tw, t, k);
-    floor_sync(tw);
+    if (k != INL_COARSE) /* its floors never move */
+        floor_sync(tw);
     return stopped(tw, t);
 }
 
 /* stop_fast() out of line, for the cases the leaf in tw_stop() leaves:
  * one copy with the wheel's remove in place, one through the ops table. */
 STOP_COPY(stop_full_hier, stop_fast, INL_HIER)
+STOP_COPY(stop_coarse, stop_fast, INL_COARSE)
 STOP_COPY(stop_full_ops, stop_fast, INL_NONE)
 
 /* Every stop the leaf in tw_stop() leaves but the wheel's last timer of a
  * lane: a node alone in its list (the only timer of a Lawn queue), in a
- * wheel's cache or due, a bad argument, and every other scheme.  The
- * no-migration wheel's stop is one unlink for every node pending there
- * (its floors are constant).  The rest take the full path, the wheel's
- * remove in place for the wheel. */
+ * wheel's cache or due, a bad argument, and every other scheme: the full
+ * path, with the wheel's or the no-migration wheel's remove in place for
+ * those two. */
 static TW_NOINLINE int stop_other(struct tw *tw, struct tw_timer *t)
 {
     if (TW_UNLIKELY(tw == NULL))
         return TW_EINVAL;
     if (tw->scheme == TW_HIERARCHICAL)
         return stop_full_hier(tw, t);
-    if (tw->scheme == TW_HIERARCHICAL_COARSE && pending_here(tw, t)) {
-        /* stop_fast() without floor_sync(): its floors are constant */
-        tw_slots_unlink(&TW_STATE(tw, struct coarse_state)->s, &t->tw_u.link, TW_LANE_SHIFT);
-        return stopped(tw, t);
-    }
+    if (tw->scheme == TW_HIERARCHICAL_COARSE)
+        return stop_coarse(tw, t);
     return stop_full_ops(tw, t);
 }
 

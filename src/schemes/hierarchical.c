@@ -150,7 +150,8 @@ void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct 
      * The lists are this function's own, so they are walked, not popped:
      * each node's links are rewritten where it goes, and no store reaches
      * the next node, the line a pop would write and the walk waits for.
-     * A node keeps its lane number, so the lanes stay as even as they were. */
+     * (A node's lane is tw_lane_of() of its address wherever it is placed,
+     * so lane k of todo also gives the due timers their ready lane.) */
     struct tw_link *at[TW_LANES];
     for (unsigned k = 0; k < TW_LANES; k++)
         at[k] = todo.lane[k].next;
@@ -164,14 +165,10 @@ void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct 
             at[k] = l->next;
             __builtin_prefetch(at[k]);
             struct tw_timer *t = tw_of(l);
-            tw_time_t e = t->tw_expires;
-            if (e <= now) {
+            if (t->tw_expires <= now)
                 tw_list_add_tail(&out->lane[k], l);
-            } else {
-                unsigned shift;
-                size_t i = tw_hier_slot(h, e, now, &shift);
-                (void)tw_slots_add_lane(&h->s, i, k, l, TW_LANE_SHIFT);
-            }
+            else
+                (void)tw_hier_place(h, t, now);
         }
     }
     tw_mincache_expire(&h->min, now);
