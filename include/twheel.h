@@ -226,7 +226,9 @@ TW_EXTERN void tw_timer_set_callback(struct tw_timer *timer, tw_callback *fn);
  * applies of TW_EINVAL (NULL), TW_ENOTINIT, TW_EOWNER (pending on another
  * facility), TW_ERANGE (wheel: interval above MaxInterval) and TW_ENOMEM
  * (heap, lawn, hybrid: growth); on error the timer and the facility are as
- * they were. */
+ * they were (after TW_ENOMEM a table that did grow before the allocation
+ * that failed stays grown, as room for the next start: tw_memory() may be
+ * larger, nothing else differs). */
 TW_EXTERN int tw_start(struct tw *tw, struct tw_timer *timer, tw_time_t interval);
 
 /* As tw_start(), with an absolute deadline.  A deadline at or before the
