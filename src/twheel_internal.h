@@ -517,8 +517,9 @@ extern const struct tw_ops tw_lawn_ops;
 extern const struct tw_ops tw_hybrid_ops;
 
 struct tw {
-    /* The first line holds what the hierarchical wheel's tw_start() and
-     * tw_stop() read (facility.c, "the wheel's leaves"). */
+    /* The first 64 bytes hold all that the leaves of tw_start() and
+     * tw_stop() read (facility.c, "The leaves"): the wheel's, Lawn's and
+     * the hybrid's; one cache line when the allocator aligns to 64. */
     tw_time_t now;              /* the last now given to advance */
     size_t count;               /* pending timers, wherever they are */
     /* The floors of the leaves in tw_start() and tw_stop(), kept by
@@ -535,13 +536,14 @@ struct tw {
     /* The hot paths' copies (set once at create): the node state word of
      * a timer pending here, and what start and stop call. */
     uint64_t word_mine;         /* tw_node_word() of a node pending here */
-    tw_time_t max_interval;     /* TW_TIME_MAX but for wheel */
-    uint32_t id;                /* owner tag stored in pending nodes */
-    uint32_t busy;              /* inside advance: callbacks running */
-    enum tw_scheme scheme;
-    const struct tw_ops *ops;
     uint64_t word_queued;       /* ... and in a Lawn queue (lawn: word_mine;
                                  * hybrid: with HYB_F_LAWN) */
+    uint32_t id;                /* owner tag stored in pending nodes */
+    uint32_t busy;              /* inside advance: callbacks running */
+    /* the first 64 bytes end here */
+    tw_time_t max_interval;     /* TW_TIME_MAX but for wheel */
+    enum tw_scheme scheme;
+    const struct tw_ops *ops;
     bool keeps_late;            /* ops->keeps_late */
     void (*insert)(struct tw *tw, struct tw_timer *t);
     void (*remove)(struct tw *tw, struct tw_timer *t);
@@ -556,6 +558,11 @@ struct tw {
     /* Scheme state follows, aligned for any scheme. */
     _Alignas(16) unsigned char state[];
 };
+
+#if UINTPTR_MAX == UINT64_MAX
+_Static_assert(offsetof(struct tw, max_interval) == 64,
+               "the leaves' fields of struct tw must fill its first 64 bytes");
+#endif
 
 TW_INLINE void tw_horizon_lower(struct tw *tw, tw_time_t t)
 {
