@@ -66,7 +66,8 @@ struct slope {
 struct series {
     char name[40];         /* "startstop", "tick-jump", "ttl-8-stop" */
     const char *figure;    /* what a cell is */
-    const char *unit;      /* "ns per op" */
+    const char *unit;      /* "ns per op", "ns per jump" */
+    int second;            /* the workload's second figure (wl_result.ns2) */
     int by_ttls;           /* x is the number of distinct TTLs, n fixed */
     int nx;
     double x[X_MAX];

@@ -85,10 +85,9 @@ static void json_cell(FILE *f, int *first, const struct series *s, int xi, int t
         return;
     }
     const struct wl_result *r = &c->last;
-    int second = strstr(s->name, "-stop") || !strcmp(s->name, "tick-jump") ||
-                 !strcmp(s->name, "churn-any");
+    int second = s->second;
     fprintf(f, ", \"unit\": ");
-    json_str(f, !strcmp(s->name, "tick-jump") ? "ns per jump" : s->unit);
+    json_str(f, s->unit);
     fprintf(f, ", \"reps\": %d, \"median\": ", c->reps);
     json_num(f, c->med);
     fprintf(f, ", \"min\": ");
@@ -479,9 +478,10 @@ static void svg_series(FILE *f, const struct series *s)
                  fmt_n(s->n[0], nb, sizeof nb), machine.cpu);
     else
         snprintf(sub, sizeof sub, "%s; median, bars min..max; %s", s->figure, machine.cpu);
+    char yname[64];
+    snprintf(yname, sizeof yname, "%s (log)", s->unit);
     svg_axes(f, &a, title, sub,
-             s->by_ttls ? "distinct TTLs D (log)" : "n, timers pending (log)",
-             !strcmp(s->name, "tick-jump") ? "ns per jump (log)" : "ns per op (log)");
+             s->by_ttls ? "distinct TTLs D (log)" : "n, timers pending (log)", yname);
     int li = 0;
     for (int ti = 0; ti < ntargets; ti++) {
         double x[X_MAX], y[X_MAX], lo[X_MAX], hi[X_MAX];

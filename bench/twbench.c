@@ -235,33 +235,34 @@ struct wdef {
     const char *name2;     /* the second figure's series, or NULL */
     const char *figure2;
     int fifo;              /* ttl: stops in start order (wl_spec.stop_fifo) */
+    const char *unit2;     /* the second figure's unit, if not ns per op */
 };
 
 static const struct wdef wdefs[] = {
     {"startstop", WL_STARTSTOP, 0, "ns per stop+start pair (random timer, random interval)", NULL,
-     NULL, 0},
+     NULL, 0, NULL},
     {"churn", WL_CHURN, 0, "ns per stop+start of one timer restarted beyond n far timers",
-     "churn-any", "ns per stop+start of a random one of n far timers, restarted beyond all", 0},
+     "churn-any", "ns per stop+start of a random one of n far timers, restarted beyond all", 0, NULL},
     {"expire", WL_EXPIRE, 0, "ns per timer: n starts + tick-by-tick advances until all fired",
-     NULL, NULL, 0},
+     NULL, NULL, 0, NULL},
     {"tcp", WL_TCP, 0, "ns per operation (restart or expiry), ~95% stopped before expiry", NULL,
-     NULL, 0},
+     NULL, 0, NULL},
     {"tick", WL_TICK, 0, "ns per advance of one tick, nothing due, n far timers pending",
-     "tick-jump", "ns per jump of 2^36 ticks over n timers pending beyond it", 0},
+     "tick-jump", "ns per jump of 2^36 ticks over n timers pending beyond it", 0, "ns per jump"},
     {"ttl-1", WL_TTL, 1, "ns per timer (start + expire), 1 TTL, n pending", "ttl-1-stop",
-     "ns per stop of a random pending timer, 1 TTL", 0},
+     "ns per stop of a random pending timer, 1 TTL", 0, NULL},
     {"ttl-8", WL_TTL, 8, "ns per timer (start + expire), 8 distinct TTLs, n pending", "ttl-8-stop",
-     "ns per stop of a random pending timer, 8 distinct TTLs", 0},
+     "ns per stop of a random pending timer, 8 distinct TTLs", 0, NULL},
     {"ttl-64", WL_TTL, 64, "ns per timer (start + expire), 64 distinct TTLs, n pending",
-     "ttl-64-stop", "ns per stop of a random pending timer, 64 distinct TTLs", 0},
+     "ttl-64-stop", "ns per stop of a random pending timer, 64 distinct TTLs", 0, NULL},
     {"ttl-8-fifo", WL_TTL, 8, "ns per timer (start + expire), 8 distinct TTLs, n pending",
-     "ttl-8-fifo-stop", "ns per stop of the timer started longest ago, 8 distinct TTLs", 1},
+     "ttl-8-fifo-stop", "ns per stop of the timer started longest ago, 8 distinct TTLs", 1, NULL},
     {"ttl-many", WL_TTL, TTL_MANY, "ns per timer (start + expire), 10^5 distinct TTLs, n pending",
-     "ttl-many-stop", "ns per stop of a random pending timer, 10^5 distinct TTLs", 0},
+     "ttl-many-stop", "ns per stop of a random pending timer, 10^5 distinct TTLs", 0, NULL},
     {"ttl-sweep", WL_TTL, 0, "ns per timer (start + expire) against distinct TTLs D, n fixed",
-     "ttl-sweep-stop", "ns per stop of a random pending timer against distinct TTLs D", 0},
+     "ttl-sweep-stop", "ns per stop of a random pending timer against distinct TTLs D", 0, NULL},
     {"fig9", W_FIG9, 0, "ns per untimeout+timeout (or unset+set) of one callout beyond n", NULL,
-     NULL, 0},
+     NULL, 0, NULL},
 };
 #define NWDEFS ((int)(sizeof wdefs / sizeof wdefs[0]))
 
@@ -971,6 +972,11 @@ static void run_wdef(int w)
     int sweep = wd->id == WL_TTL && wd->ttls == 0;
     struct series *s1 = new_series(wd->name, wd->figure, sweep);
     struct series *s2 = wd->name2 ? new_series(wd->name2, wd->figure2, sweep) : NULL;
+    if (s2) {
+        s2->second = 1;
+        if (wd->unit2)
+            s2->unit = wd->unit2;
+    }
     size_t nsweep = opt.n[opt.nn - 1] < 1000000 ? opt.n[opt.nn - 1] : 1000000;
     int npts = 0;
     if (sweep) {
