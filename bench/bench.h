@@ -96,32 +96,7 @@ void bench_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noretu
 
 /* ------------------------------------------------------------------ random */
 
-/* splitmix64 (Steele, Lea, Flood): tiny, fast, and good enough to pick
- * intervals and victims; every stream is fixed by its seed. */
-struct rng {
-    uint64_t s;
-};
-
-static inline uint64_t rng_next(struct rng *r)
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [0, span) by a multiply-high (no division on the hot path). */
-static inline uint64_t rng_below(struct rng *r, uint64_t span)
-{
-    __extension__ typedef unsigned __int128 u128;
-    return (uint64_t)(((u128)rng_next(r) * span) >> 64);
-}
-
-/* Uniform in [lo, hi]. */
-static inline uint64_t rng_range(struct rng *r, uint64_t lo, uint64_t hi)
-{
-    return lo + rng_below(r, hi - lo + 1);
-}
+#include "../common/rng.h" /* struct rng, rng_next(), rng_below(), rng_range() */
 
 /* State a target's expiry callback works on: it counts, in the tcp workload
  * re-arms the timer that fired with a fresh interval, and in the ttl

@@ -22,6 +22,8 @@
 
 #include "fig9.h"
 
+#include "../common/rng.h"
+
 #include "twheel.h"
 
 #include <stdlib.h>
@@ -57,30 +59,10 @@ static uint64_t fig9_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* splitmix64: the seed of each stream; xorshift64*: the stream. */
-static uint64_t fig9_mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return x ? x : 1;
-}
-
-static inline uint64_t fig9_next(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *s = x;
-    return x * 0x2545f4914f6cdd1dull;
-}
-
 /* A re-set farther out than every one of the n. */
-static inline uint64_t fig9_out_ticks(uint64_t *s)
+static inline uint64_t fig9_out_ticks(struct rng *s)
 {
-    return FIG9_FAR_HI + 1 + fig9_next(s) % (FIG9_OUT_HI - FIG9_FAR_HI);
+    return rng_range(s, FIG9_FAR_HI + 1, FIG9_OUT_HI);
 }
 
 /* Called by nothing (time never advances); its address is the func. */
@@ -160,7 +142,7 @@ static int kernel_open(struct fig9_kernel *k, enum fig9_variant v, size_t n,
                                  ticks[i])
                  : tw_timeout(k->co, fig9_fn, k->keys + i, ticks[i]);
     /* the one that is re-set */
-    uint64_t s = fig9_mix(seed ^ 0x0e);
+    struct rng s = {seed ^ 0x0e};
     if (rc == 0)
         rc = v == FIG9_WHEEL_HANDLE
                  ? tw_setcallout(k->co, &k->handles[n], fig9_fn, k->keys + n,
@@ -200,7 +182,7 @@ static void stat_of(struct fig9_stat *st, double *w, unsigned m, uint64_t ops)
  * cancel found nothing. */
 static double kernel_window(struct fig9_kernel *k, uint64_t ops, uint64_t stream)
 {
-    uint64_t s = fig9_mix(stream);
+    struct rng s = {stream};
     struct tw_callouts *co = k->co;
     void *arg = k->keys + k->n;
     uint64_t bad = 0;
@@ -238,14 +220,14 @@ int fig9_measure(size_t n, unsigned reps, uint64_t seed, struct fig9_measurement
         return TW_ENOMEM;
     }
     double *wc = w + reps, *pr = w + 2 * (size_t)reps;
-    uint64_t s = fig9_mix(seed);
+    struct rng s = {seed};
     for (size_t i = 0; i < n; i++)
-        ticks[i] = FIG9_FAR_LO + fig9_next(&s) % (FIG9_FAR_HI - FIG9_FAR_LO + 1);
+        ticks[i] = rng_range(&s, FIG9_FAR_LO, FIG9_FAR_HI);
     qsort(ticks, n, sizeof *ticks, cmp_desc);
     for (size_t i = 0; i < n; i++)
         perm[i] = i;
     for (size_t i = n - 1; i > 0; i--) { /* Fisher-Yates */
-        size_t j = (size_t)(fig9_next(&s) % (i + 1));
+        size_t j = (size_t)rng_below(&s, i + 1);
         size_t t = perm[i];
         perm[i] = perm[j];
         perm[j] = t;

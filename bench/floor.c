@@ -38,6 +38,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "twheel.h"
 
+#include "../common/rng.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,14 +65,6 @@ struct unode {
 
 #define LISTS 704u
 #define REPS_MAX 99
-
-static uint64_t xs(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
 
 static uint64_t now_ns(void)
 {
@@ -120,10 +114,10 @@ static void fired(struct tw *tw, struct tw_timer *t)
 /* The victims and intervals of one window, the same for every loop. */
 static void fill_ops(uint32_t *idx, uint32_t *ivl, uint64_t ops, size_t n, uint64_t seed)
 {
-    uint64_t s = seed | 1;
+    struct rng s = {seed};
     for (uint64_t k = 0; k < ops; k++) {
-        idx[k] = (uint32_t)(xs(&s) % n);
-        ivl[k] = (uint32_t)(1 + xs(&s) % 65536);
+        idx[k] = (uint32_t)rng_below(&s, n);
+        ivl[k] = (uint32_t)rng_range(&s, 1, 65536);
     }
 }
 
@@ -218,7 +212,7 @@ int main(int argc, char **argv)
 
     /* Fill both in the same random order, so that list neighbours are
      * not memory neighbours. */
-    uint64_t s = 0x9e3779b97f4a7c15u;
+    struct rng s = {0x9e3779b97f4a7c15u};
     for (size_t i = 0; i < LISTS; i++)
         h[i].prev = h[i].next = &h[i];
     uint32_t *perm = malloc(n * sizeof *perm);
@@ -227,13 +221,13 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < n; i++)
         perm[i] = (uint32_t)i;
     for (size_t i = n; i > 1; i--) {
-        size_t j = (size_t)(xs(&s) % i);
+        size_t j = (size_t)rng_below(&s, i);
         uint32_t t = perm[i - 1];
         perm[i - 1] = perm[j];
         perm[j] = t;
     }
     for (size_t i = 0; i < n; i++) {
-        uint32_t ivl0 = (uint32_t)(1 + xs(&s) % 65536);
+        uint32_t ivl0 = (uint32_t)rng_range(&s, 1, 65536);
         v[perm[i]].e = ivl0;
         link_tail(&h[ivl0 % LISTS], &v[perm[i]].l);
         tw_timer_init(&u[perm[i]].t, fired);

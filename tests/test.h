@@ -185,49 +185,7 @@ const char *test_rc_name(long long rc);
 
 /* ---------------------------------------------------------------- PRNG */
 
-/* splitmix64: seeds the stream and mixes seeds. */
-static inline uint64_t test_splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-struct rng {
-    uint64_t s;
-};
-
-static inline void rng_seed(struct rng *r, uint64_t seed)
-{
-    uint64_t s = seed;
-    r->s = test_splitmix64(&s);
-    if (r->s == 0)
-        r->s = 1;
-}
-
-/* xorshift64*. */
-static inline uint64_t rng_next(struct rng *r)
-{
-    uint64_t x = r->s;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    r->s = x;
-    return x * 0x2545f4914f6cdd1dull;
-}
-
-/* Uniform-enough in [0, n); n > 0. */
-static inline uint64_t rng_below(struct rng *r, uint64_t n)
-{
-    return rng_next(r) % n;
-}
-
-/* 1 with probability pct/100. */
-static inline int rng_pct(struct rng *r, unsigned pct)
-{
-    return rng_below(r, 100) < pct;
-}
+#include "../common/rng.h"
 
 /* ------------------------------------------------------------- helpers */
 

@@ -12,6 +12,8 @@
  */
 #include "twheel_internal.h"
 
+#include "../common/rng.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -36,14 +38,7 @@ struct model {
     int n;
 };
 
-static uint64_t rng = 0x9e3779b97f4a7c15u;
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static struct rng rng = {0x9e3779b97f4a7c15u};
 
 static int audit(const struct tw_mincache *c, const struct model *m, char *msg, size_t len)
 {
@@ -78,14 +73,14 @@ static void test_random(int steps)
     char msg[200];
     tw_time_t now = 0;
     for (int step = 0; step < steps; step++) {
-        uint64_t r = next();
+        uint64_t r = rng_next(&rng);
         int op = (int)(r % 16);
         if (op < 7 && m.n < NMAX) { /* start: few distinct values, many repeats */
-            tw_time_t e = now + 1 + (next() % 300);
+            tw_time_t e = now + 1 + rng_below(&rng, 300);
             m.e[m.n++] = e;
             tw_mincache_insert(&c, e);
         } else if (op < 12 && m.n > 0) { /* stop, often the earliest */
-            int i = (int)(next() % (uint64_t)m.n);
+            int i = (int)rng_below(&rng, (uint64_t)m.n);
             if (op < 9) {
                 for (int j = 0; j < m.n; j++)
                     if (m.e[j] < m.e[i])
@@ -94,7 +89,7 @@ static void test_random(int steps)
             tw_mincache_remove(&c, m.e[i]);
             m.e[i] = m.e[--m.n];
         } else if (op < 14) { /* expire everything <= now + d */
-            now += next() % 40;
+            now += rng_below(&rng, 40);
             int k = 0;
             for (int j = 0; j < m.n; j++)
                 if (m.e[j] > now)
@@ -105,7 +100,7 @@ static void test_random(int steps)
             if (op == 14) {
                 fill(&c, &m);
             } else { /* a partial walk: the deadlines below t, then clip */
-                tw_time_t t = now + 1 + next() % 300;
+                tw_time_t t = now + 1 + rng_below(&rng, 300);
                 for (int j = 0; j < m.n; j++)
                     if (m.e[j] < t)
                         tw_mincache_offer(&c, m.e[j]);
