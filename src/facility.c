@@ -226,6 +226,12 @@ TW_INLINE void floor_of(const struct tw *tw, tw_time_t *start, tw_time_t *stop)
     case TW_LAWN:
         *stop = m > tw->now ? m : tw->now;
         break;
+    case TW_HIERARCHICAL_COARSE:
+        /* Whatever list holds a node, a slot's lane or a core list, its
+         * stop is one unlink if it is not alone there (detach(),
+         * tw_slots_unlink()); the time never moves this floor. */
+        *stop = 0;
+        break;
     default:
         break;
     }
@@ -847,10 +853,11 @@ static TW_NOINLINE int stop_lane_last(struct tw *tw, struct tw_timer *t, struct 
 
 int tw_stop(struct tw *tw, struct tw_timer *t)
 {
-    /* The leaf of the wheel, Lawn and the hybrid (see tw_start()): pending
-     * here, in the scheme's lists and beyond the wheel's cache (a node of
-     * the hybrid's queues: beyond now), and not alone in its list, so that
-     * no bit, queue or heap changes.  A node that would empty its list:
+    /* The leaf of the wheels, Lawn and the hybrid (see tw_start()):
+     * pending here, in the scheme's lists and beyond the wheel's cache (a
+     * node of the hybrid's queues: beyond now; the no-migration wheel:
+     * anywhere), and not alone in its list, so that no bit, queue or heap
+     * changes.  A node that would empty its list:
      * stop_lane_last() for the wheel, stop_other() for a Lawn queue. */
     if (TW_UNLIKELY(tw == NULL || t == NULL))
         return stop_other(tw, t);
@@ -926,7 +933,7 @@ int64_t tw_advance(struct tw *tw, tw_time_t now)
         tw->now = now;
         /* The caches are as they were; the floors move only once now
          * passes them (start_floor is stop_floor or the end of time). */
-        if (TW_UNLIKELY(now > tw->stop_floor))
+        if (TW_UNLIKELY(now > tw->stop_floor) && tw->scheme != TW_HIERARCHICAL_COARSE)
             floor_sync(tw);
         return 0;
     }

@@ -527,9 +527,10 @@ struct tw {
      * earliest-deadline cache's last entry); every other scheme
      * TW_TIME_MAX.  stop_floor, for a node whose word is word_mine: the
      * same for hierarchical, and for the hybrid's wheel with its cache;
-     * lawn: now; every other scheme TW_TIME_MAX.  A deadline above the
-     * floor is in the scheme's lists and out of the cache, so its stop is
-     * one unlink (and, in the wheel, its start one link). */
+     * lawn: now; hierarchical_coarse: 0 (any list it holds a node on
+     * takes a plain unlink); every other scheme TW_TIME_MAX.  A deadline
+     * above the floor is in the scheme's lists and out of the cache, so
+     * its stop is one unlink (and, in the wheel, its start one link). */
     tw_time_t start_floor;
     tw_time_t stop_floor;
     tw_time_t horizon;          /* no collect needed while now < horizon */
