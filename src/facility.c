@@ -726,7 +726,12 @@ static TW_NOINLINE int start_other(struct tw *tw, struct tw_timer *t, tw_time_t 
 static TW_NOINLINE int hier_lane_first(struct tw *tw, struct tw_link *head, tw_time_t e)
 {
     struct hier_state *h = TW_STATE(tw, struct hier_state);
-    tw_slots_mark(&h->s, (size_t)(head - h->s.head), TW_LANE_SHIFT);
+    size_t k = (size_t)(head - h->s.head);
+    /* Bits left by stop_lane_last(): the slot counts as occupied, so the
+     * horizon is at or below its tick already. */
+    if (h->s.lanes[k >> TW_LANE_SHIFT] & (1u << (k & (TW_LANES - 1))))
+        return 0;
+    tw_slots_mark(&h->s, k, TW_LANE_SHIFT);
     unsigned shift = TW_HIER_SHIFT(h->place_of_msb[63u - (unsigned)tw_clz64(e ^ tw->now)]);
     tw_horizon_lower(tw, (e >> shift) << shift);
     return 0;
@@ -841,13 +846,15 @@ static TW_NOINLINE int stop_other(struct tw *tw, struct tw_timer *t)
 /* The wheel's stop of the last timer of its lane, beyond the cache: a
  * timer alone in a far slot, restarted again and again, as in the paper's
  * Fig. 9 test.  tw_stop() has checked everything but the scheme, and
- * passes the lane's head.  The lane emptied, and its and its slot's bits
- * cleared; nothing else changes, as in the leaf (the horizon stays a
- * lower bound). */
+ * passes the lane's head.  The lane is emptied and its bits, and its
+ * slot's, are left set: the horizon stays a lower bound as in the leaf,
+ * and a set bit over empty lanes is a slot that collect takes with
+ * nothing in it, that tw_hier_next() clears, and that a start into it
+ * finds already counted (hier_lane_first()).  So the stop + start of a
+ * timer alone in its lane writes no bit at all. */
 static TW_NOINLINE int stop_lane_last(struct tw *tw, struct tw_timer *t, struct tw_link *head)
 {
     tw_list_init(head); /* t was its only node */
-    tw_slots_clear_lane(&TW_STATE(tw, struct hier_state)->s, head, TW_LANE_SHIFT);
     return stopped(tw, t);
 }
 

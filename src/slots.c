@@ -52,16 +52,23 @@ void tw_slots_fini(struct tw *tw, struct tw_slots *s)
     s->lanes = NULL;
 }
 
-int tw_slots_check_bits(const struct tw_slots *s, struct tw_checker *c, const char *who)
+int tw_slots_check_bits(const struct tw_slots *s, struct tw_checker *c, const char *who,
+                        bool stale_ok)
 {
     for (uint32_t i = 0; i < s->n; i++) {
-        if (tw_slots_empty(s, i) == tw_bm_test(s->bm, i))
-            return tw_fail(c, "%s: slot %u has bit %d but %s list", who, i,
-                           (int)tw_bm_test(s->bm, i),
-                           tw_slots_empty(s, i) ? "an empty" : "a full");
-        for (unsigned j = 0; s->lshift && j < (1u << s->lshift); j++)
-            if (tw_list_empty(&s->head[(i << s->lshift) + j]) == (((unsigned)s->lanes[i] >> j) & 1u))
+        bool empty = tw_slots_empty(s, i), bit = tw_bm_test(s->bm, i);
+        if (empty == bit && (bit == 0 || !stale_ok))
+            return tw_fail(c, "%s: slot %u has bit %d but %s list", who, i, (int)bit,
+                           empty ? "an empty" : "a full");
+        if (s->lshift && (s->lanes[i] != 0) != bit)
+            return tw_fail(c, "%s: slot %u has bit %d but lane bits %#x", who, i, (int)bit,
+                           (unsigned)s->lanes[i]);
+        for (unsigned j = 0; s->lshift && j < (1u << s->lshift); j++) {
+            bool lempty = tw_list_empty(&s->head[(i << s->lshift) + j]);
+            bool lbit = ((unsigned)s->lanes[i] >> j) & 1u;
+            if (lempty == lbit && (lbit == 0 || !stale_ok))
                 return tw_fail(c, "%s: slot %u lane %u bit disagrees with its list", who, i, j);
+        }
     }
     return 0;
 }

@@ -286,7 +286,11 @@ struct tw_slots {
 int tw_slots_validate(const struct tw_config *cfg);
 int tw_slots_init(struct tw *tw, struct tw_slots *s, uint32_t n, unsigned lshift);
 void tw_slots_fini(struct tw *tw, struct tw_slots *s);
-int tw_slots_check_bits(const struct tw_slots *s, struct tw_checker *c, const char *who);
+/* Every slot's and lane's bit against its lists: set iff not empty, or
+ * with stale_ok, set if not empty (the hierarchical wheel's stop leaf
+ * leaves an emptied lane's bits set: stop_lane_last() in facility.c). */
+int tw_slots_check_bits(const struct tw_slots *s, struct tw_checker *c, const char *who,
+                        bool stale_ok);
 
 /* The hot routines take the table's lane shift as an argument, always a
  * constant at the call (0 or TW_LANE_SHIFT, the one the table was made
@@ -340,6 +344,14 @@ TW_INLINE bool tw_slots_empty(const struct tw_slots *s, size_t i)
         if (!tw_list_empty(&h[j]))
             return false;
     return true;
+}
+
+/* Clear slot i's bits, every lane of it empty. */
+TW_INLINE void tw_slots_clear(struct tw_slots *s, size_t i)
+{
+    tw_bm_clear(s->bm, i);
+    if (s->lshift)
+        s->lanes[i] = 0;
 }
 
 /* Clear the bits of the lane at head h, which has just emptied: the lane's

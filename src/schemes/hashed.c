@@ -174,7 +174,7 @@ static int hashed_check(struct tw *tw, struct tw_checker *c)
 {
     struct hashed_state *h = TW_STATE(tw, struct hashed_state);
     struct tw_slots *s = &h->s;
-    int rc = tw_slots_check_bits(s, c, "hashed");
+    int rc = tw_slots_check_bits(s, c, "hashed", false);
     struct tw_mincache_audit audit = {0, 0, false};
     for (uint32_t i = 0; rc == 0 && i < s->n; i++) {
         struct tw_link *head = &s->head[i];

@@ -113,7 +113,7 @@ static int hsorted_next(struct tw *tw, tw_time_t *out)
 static int hsorted_check(struct tw *tw, struct tw_checker *c)
 {
     struct tw_slots *s = &TW_STATE(tw, struct hsorted_state)->s;
-    int rc = tw_slots_check_bits(s, c, "hashed_sorted");
+    int rc = tw_slots_check_bits(s, c, "hashed_sorted", false);
     for (uint32_t i = 0; rc == 0 && i < s->n; i++) {
         struct tw_link *head = &s->head[i];
         tw_time_t last = 0;

@@ -30,6 +30,7 @@
  *
  *     START_TIMER            O(1)       msb of (e XOR now) picks the level
  *     STOP_TIMER             O(1)       unlink; clear the bit if emptied
+ *                                       (the leaf leaves it: see below)
  *     PER_TICK_BOOKKEEPING   O(1) avg   one bitmap test per level whose
  *                                       digit changed (1 + 1/S + ... levels)
  *     migration              O(1) per timer per level passed, at most m-1
@@ -57,6 +58,17 @@
  * earliest and asking next_expiry costs 98 us amortised (a walk of 4.8 ms
  * per 64), against 0.6 us for the heap and 33 ms before the lanes were
  * walked together and more than one deadline kept.
+ *
+ * Bits left set.  The stop leaf (stop_lane_last(), facility.c) empties a
+ * lane without clearing its bit or its slot's: a timer alone in a far
+ * slot, stopped and restarted again and again (the paper's Fig. 9 test),
+ * then writes no bit at all.  So a bit is set for every lane with timers,
+ * and may be set over an empty one.  Every reader copes: collect takes
+ * such a slot with nothing in it (and the horizon, a lower bound anyway,
+ * brings an advance there no sooner than a stopped timer would have),
+ * next_expiry clears the slots it finds empty before the first occupied
+ * one, and a start into a lane whose bit is set links and writes nothing
+ * else.  tw_check accepts the extra bits for this scheme alone.
  *
  * Order: within one advance, none is promised, not even among equal
  * deadlines: a slot's timers are spread over 8 lanes, which expiry pops in
@@ -182,7 +194,12 @@ int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out)
         *out = h->min.v[0];
         return 1;
     }
-    size_t i = first_slot(h, tw->now);
+    size_t i;
+    /* A slot whose lanes all emptied by the stop leaf still has its bits
+     * (stop_lane_last(), facility.c): clear them on the way.  Each such
+     * slot is passed once per bit the leaf left. */
+    while ((i = first_slot(h, tw->now)) != SIZE_MAX && tw_slots_empty(&h->s, i))
+        tw_slots_clear(&h->s, i);
     if (i == SIZE_MAX)
         return 0;
     if ((i >> h->bits) == 0) {
@@ -203,7 +220,9 @@ int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out)
 
 int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c, uint32_t forbid)
 {
-    int rc = tw_slots_check_bits(&h->s, c, "hierarchical");
+    /* Stale bits (an emptied lane's, left by the stop leaf) come only from
+     * the scheme on its own, not from the hybrid's wheel. */
+    int rc = tw_slots_check_bits(&h->s, c, "hierarchical", tw->scheme == TW_HIERARCHICAL);
     struct tw_mincache_audit audit = {0, 0, false};
     for (uint32_t k = 0; rc == 0 && k < (h->s.n << TW_LANE_SHIFT); k++) {
         struct tw_link *head = &h->s.head[k];

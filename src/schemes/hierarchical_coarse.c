@@ -178,7 +178,7 @@ static int coarse_next(struct tw *tw, tw_time_t *out)
 static int coarse_check(struct tw *tw, struct tw_checker *c)
 {
     struct coarse_state *h = TW_STATE(tw, struct coarse_state);
-    int rc = tw_slots_check_bits(&h->s, c, "hierarchical_coarse");
+    int rc = tw_slots_check_bits(&h->s, c, "hierarchical_coarse", false);
     for (uint32_t q = 0; rc == 0 && q < (h->s.n << TW_LANE_SHIFT); q++) {
         struct tw_link *head = &h->s.head[q];
         uint32_t i = q >> TW_LANE_SHIFT;

@@ -95,7 +95,7 @@ static int wheel_next(struct tw *tw, tw_time_t *out)
 static int wheel_check(struct tw *tw, struct tw_checker *c)
 {
     struct tw_slots *s = &TW_STATE(tw, struct wheel_state)->s;
-    int rc = tw_slots_check_bits(s, c, "wheel");
+    int rc = tw_slots_check_bits(s, c, "wheel", false);
     for (uint32_t i = 0; rc == 0 && i < s->n; i++) {
         struct tw_link *h = &s->head[i];
         for (struct tw_link *l = h->next; rc == 0 && l != h; l = l->next) {
