@@ -715,11 +715,13 @@ static TW_NOINLINE int start_other(struct tw *tw, struct tw_timer *t, tw_time_t 
  * but the count and the lane's head: one compare with start_floor stands for
  * the checks of the interval, of the end of time and of the cache; one load
  * of place_of_msb for the level's shift and first slot (the mask is
- * h->mask); and the horizon is lowered only when the lane was empty (a lane
- * with timers has its slot's tick at or above the horizon already).
+ * h->mask); and the horizon is lowered only when the lane's bit was clear
+ * (a lane with its bit set, timers in it or not, has its slot's tick at or
+ * above the horizon already).
  */
-/* A start of the wheel's leaf that found its lane empty: the lane's and the
- * slot's bits, and the horizon lowered to the slot's tick.  Out of line and
+/* A start of the wheel's leaf that found its lane empty: if the lane's bit
+ * is clear, the lane's and the slot's bits, and the horizon lowered to the
+ * slot's tick.  Out of line and
  * recomputed from the lane's head, so that the leaf keeps nothing live for
  * it (at 10^6 timers each instruction of a start costs about as much as an
  * overlapped cache miss: docs/design.md, "Short paths"). */

@@ -271,14 +271,18 @@ TW_INLINE unsigned tw_lane_of(const void *node)
 struct tw_checker;
 
 /* n logical slots, each of 1 << lshift lanes (physical list heads).  Bit i
- * of the bitmap is set iff some lane of slot i is not empty.  Timers are
+ * of the bitmap is set iff some lane bit of slot i is, and a lane's bit is
+ * set iff the lane is not empty -- or, in the hierarchical wheel alone,
+ * also over a lane its stop leaf emptied (stop_lane_last() in facility.c:
+ * there a set bit means "may have timers").  Timers are
  * spread over the lanes of a slot by their addresses (tw_lane_of()), so
  * that a slot taken whole comes out as several independent chains (see
  * struct tw_ready). */
 struct tw_slots {
     struct tw_link *head;       /* n << lshift list heads */
     uint64_t *bm;
-    uint8_t *lanes;             /* lshift > 0: bit j set iff lane j not empty */
+    uint8_t *lanes;             /* lshift > 0: bit j set iff lane j not empty
+                                 * (but see above) */
     uint32_t n, mask;           /* n a power of two */
     unsigned lshift;            /* 0 (one list per slot) or TW_LANE_SHIFT */
 };
@@ -539,10 +543,11 @@ struct tw {
      * earliest-deadline cache's last entry); every other scheme
      * TW_TIME_MAX.  stop_floor, for a node whose word is word_mine: the
      * same for hierarchical, and for the hybrid's wheel with its cache;
-     * lawn: now; hierarchical_coarse: 0 (any list it holds a node on
-     * takes a plain unlink); every other scheme TW_TIME_MAX.  A deadline
-     * above the floor is in the scheme's lists and out of the cache, so
-     * its stop is one unlink (and, in the wheel, its start one link). */
+     * lawn: now; hierarchical_coarse: 0; every other scheme TW_TIME_MAX.
+     * A deadline above the floor is in the scheme's lists and out of the
+     * cache (hierarchical_coarse: on any list, each of which takes a plain
+     * unlink), so its stop is one unlink when the node is not alone in its
+     * list (and, in the wheel, its start one link). */
     tw_time_t start_floor;
     tw_time_t stop_floor;
     tw_time_t horizon;          /* no collect needed while now < horizon */

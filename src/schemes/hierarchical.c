@@ -64,11 +64,10 @@
  * slot, stopped and restarted again and again (the paper's Fig. 9 test),
  * then writes no bit at all.  So a bit is set for every lane with timers,
  * and may be set over an empty one.  Every reader copes: collect takes
- * such a slot with nothing in it (and the horizon, a lower bound anyway,
- * brings an advance there no sooner than a stopped timer would have),
- * next_expiry clears the slots it finds empty before the first occupied
- * one, and a start into a lane whose bit is set links and writes nothing
- * else.  tw_check accepts the extra bits for this scheme alone.
+ * such a slot with nothing in it (the horizon counts it: at most one
+ * collect more per bit left set), next_expiry clears the slots it finds
+ * empty before the first occupied one when it walks, and a start into a
+ * lane whose bit is set links and writes nothing else.  tw_check accepts the extra bits for this scheme alone.
  *
  * Order: within one advance, none is promised, not even among equal
  * deadlines: a slot's timers are spread over 8 lanes, which expiry pops in
@@ -291,8 +290,8 @@ static int hier_check(struct tw *tw, struct tw_checker *c)
 {
     int rc = tw_hier_check(tw, HIER(tw), c, 0);
     /* The horizon is at or below the tick of every occupied slot: the
-     * first one's.  (The start leaf lowers it only when a lane was empty:
-     * a lane with timers keeps its slot occupied.) */
+     * first one's.  (The start leaf lowers it only when a lane's bit was
+     * clear: a lane whose bit is set keeps its slot's bit set.) */
     size_t i = first_slot(HIER(tw), tw->now);
     if (rc == 0 && i != SIZE_MAX && slot_tick(HIER(tw), i, tw->now) < tw->horizon)
         rc = tw_fail(c, "hierarchical: slot %zu comes up at %llu, before the horizon %llu", i,
