@@ -680,6 +680,31 @@ TW_INLINE int start_leaf(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
 START_COPY(start_lawn, start_leaf, INL_LAWN)
 START_COPY(start_hybrid, start_leaf, INL_HYBRID)
 
+/* The no-migration wheel's start in its common case, as a leaf: a node
+ * idle or pending here, a deadline after now (interval 0, a sum that
+ * wraps and the end of time go to start_coarse(), as does everything
+ * else).  A pending node leaves whatever list holds it, a slot's lane or
+ * a core list, with tw_slots_unlink() (detach() for this scheme); the
+ * placement is the scheme's own (tw_coarse_link()).  Its floors never
+ * move, so nothing else changes. */
+static TW_NOINLINE int start_coarse_leaf(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    tw_time_t deadline = tw->now + interval;
+    if (TW_UNLIKELY(t == NULL || deadline <= tw->now))
+        return start_coarse(tw, t, interval);
+    struct coarse_state *h = TW_STATE(tw, struct coarse_state);
+    uint64_t w = tw_node_word(t);
+    if (TW_LIKELY(w == tw_node_word_of(TW_MAGIC, 0)))
+        tw->count++;
+    else if (w == tw->word_mine)
+        tw_slots_unlink(&h->s, &t->tw_u.link, TW_LANE_SHIFT);
+    else
+        return start_coarse(tw, t, interval); /* not initialised, elsewhere */
+    arm_node(t, deadline, tw->word_mine);
+    tw_coarse_link(tw, h, t, deadline);
+    return 0;
+}
+
 /* Every start the wheel's leaf in tw_start() leaves: the other schemes
  * (Lawn's and the hybrid's leaves, the ops table), and the wheel's rare
  * cases.  Tail calls only, so that it needs no frame. */
@@ -687,14 +712,14 @@ static TW_NOINLINE int start_other(struct tw *tw, struct tw_timer *t, tw_time_t 
 {
     if (TW_UNLIKELY(tw == NULL))
         return start_slow(tw, t, interval);
-    if (tw->scheme == TW_HIERARCHICAL)
-        return start_full_hier(tw, t, interval);
+    if (tw->scheme == TW_HIERARCHICAL_COARSE)
+        return start_coarse_leaf(tw, t, interval);
     if (tw->scheme == TW_LAWN)
         return start_lawn(tw, t, interval);
     if (tw->scheme == TW_HYBRID)
         return start_hybrid(tw, t, interval);
-    if (tw->scheme == TW_HIERARCHICAL_COARSE)
-        return start_coarse(tw, t, interval);
+    if (tw->scheme == TW_HIERARCHICAL) /* its rare cases: the leaf is tw_start() */
+        return start_full_hier(tw, t, interval);
     return start_full(tw, t, interval, false);
 }
 
