@@ -870,15 +870,17 @@ static TW_NOINLINE int stop_other(struct tw *tw, struct tw_timer *t)
     return stop_full_ops(tw, t);
 }
 
-/* The wheel's stop of the last timer of its lane, beyond the cache: a
- * timer alone in a far slot, restarted again and again, as in the paper's
- * Fig. 9 test.  tw_stop() has checked everything but the scheme, and
- * passes the lane's head.  The lane is emptied and its bits, and its
- * slot's, are left set: the horizon stays a lower bound as in the leaf,
- * and a set bit over empty lanes is a slot that collect takes with
- * nothing in it, that tw_hier_next() clears, and that a start into it
- * finds already counted (hier_lane_first()).  So the stop + start of a
- * timer alone in its lane writes no bit at all. */
+/* The two hierarchical wheels' stop of the last timer of a list, beyond
+ * the exact wheel's cache: a timer alone in a far slot, restarted again
+ * and again, as in the paper's Fig. 9 test.  tw_stop() has checked
+ * everything but the scheme, and passes the list's head (the no-migration
+ * wheel's may be a core list's: emptied alike).  A lane is emptied and its
+ * bits, and its slot's, are left set: the horizon stays a lower bound as
+ * in the leaf, and a set bit over empty lanes is a slot that collect takes
+ * with nothing in it, that next_expiry clears (tw_hier_next(),
+ * coarse_next()), and that a start into it finds already counted
+ * (hier_lane_first(), tw_coarse_link()).  So the stop + start of a timer
+ * alone in its lane writes no bit at all. */
 static TW_NOINLINE int stop_lane_last(struct tw *tw, struct tw_timer *t, struct tw_link *head)
 {
     tw_list_init(head); /* t was its only node */
@@ -910,8 +912,9 @@ int tw_stop(struct tw *tw, struct tw_timer *t)
             return stopped(tw, t);
         }
         /* word_queued is word_mine but in the hybrid: floor is stop_floor;
-         * next is the lane's head, on both sides */
-        if (tw->scheme == TW_HIERARCHICAL)
+         * next is the list's head, on both sides (the no-migration wheel's:
+         * a slot's lane or a core list, either emptied alike) */
+        if (tw->scheme == TW_HIERARCHICAL || tw->scheme == TW_HIERARCHICAL_COARSE)
             return stop_lane_last(tw, t, next);
     }
     return stop_other(tw, t);

@@ -4,7 +4,7 @@
  *
  * Each slot is a circular doubly linked list head (16 bytes); bit i of the
  * bitmap is set exactly while slot i is not empty (in these tables; the
- * hierarchical wheel's may keep a bit over an emptied lane: struct
+ * hierarchical wheels may keep a bit over an emptied lane: struct
  * tw_slots).  A node that is unlinked
  * can tell that it emptied its slot without knowing which slot it was in:
  * both of its old neighbours are then the head, and the head's address gives

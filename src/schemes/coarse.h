@@ -32,10 +32,11 @@ TW_INLINE unsigned tw_coarse_level(const struct coarse_state *h, tw_time_t d)
 
 /* Link t, deadline e (interval e - now, e > now), into its lane: the slot of
  * e rounded up to its level's granularity, the lane from the node's address
- * (tw_lane_of()).  A lane that had timers leaves the bits and the horizon
- * as they are: every timer of a slot expires at the same tick (it holds
- * rounded deadlines 1 to S granules ahead, one residue mod S), and the
- * horizon is at or below the tick of every occupied slot already. */
+ * (tw_lane_of()).  A lane whose bit is set (it has timers, or had them
+ * until the stop leaf emptied it) leaves the bits and the horizon as they
+ * are: every timer of a slot expires at the same tick (it holds rounded
+ * deadlines 1 to S granules ahead, one residue mod S), and the horizon is
+ * at or below the tick of every slot whose bit is set already. */
 TW_INLINE void tw_coarse_link(struct tw *tw, struct coarse_state *h, struct tw_timer *t,
                               tw_time_t e)
 {
@@ -44,6 +45,10 @@ TW_INLINE void tw_coarse_link(struct tw *tw, struct coarse_state *h, struct tw_t
     size_t i = ((size_t)l << h->bits) + (size_t)(up & h->mask);
     size_t k = (i << TW_LANE_SHIFT) + tw_lane_of(t);
     if (!tw_lane_add(&h->s.head[k], &t->tw_u.link))
+        return;
+    /* Bits left set by the stop leaf (stop_lane_last() in facility.c): the
+     * slot counts as occupied, the horizon is at or below its tick. */
+    if (h->s.lanes[i] & (1u << (k & (TW_LANES - 1))))
         return;
     tw_slots_mark(&h->s, k, TW_LANE_SHIFT);
     tw_horizon_lower(tw, up > (TW_TIME_MAX >> sh) ? TW_TIME_MAX : up << sh);

@@ -168,8 +168,20 @@ static tw_time_t first_slot_tick(const struct coarse_state *h, tw_time_t c, bool
 
 static int coarse_next(struct tw *tw, tw_time_t *out)
 {
+    struct coarse_state *h = TW_STATE(tw, struct coarse_state);
+    /* A slot whose lanes all emptied by the stop leaf keeps its bits
+     * (stop_lane_last(), facility.c): clear each level's such slots ahead
+     * of its first occupied one, so that the scan below gives the tick at
+     * which a timer fires.  Each bit left set is cleared once. */
+    for (unsigned l = 0; l < h->levels; l++) {
+        size_t base = (size_t)l << h->bits, d;
+        size_t from = (size_t)(((tw->now >> (l * COARSE_GSHIFT)) + 1) & h->mask);
+        while ((d = tw_bm_find_circular(h->s.bm, base, h->S, from)) != h->S &&
+               tw_slots_empty(&h->s, base + ((from + d) & h->mask)))
+            tw_slots_clear(&h->s, base + ((from + d) & h->mask));
+    }
     bool any;
-    tw_time_t t = first_slot_tick(TW_STATE(tw, struct coarse_state), tw->now, &any);
+    tw_time_t t = first_slot_tick(h, tw->now, &any);
     if (any)
         *out = t;
     return any;
@@ -178,7 +190,7 @@ static int coarse_next(struct tw *tw, tw_time_t *out)
 static int coarse_check(struct tw *tw, struct tw_checker *c)
 {
     struct coarse_state *h = TW_STATE(tw, struct coarse_state);
-    int rc = tw_slots_check_bits(&h->s, c, "hierarchical_coarse", false);
+    int rc = tw_slots_check_bits(&h->s, c, "hierarchical_coarse", true);
     for (uint32_t q = 0; rc == 0 && q < (h->s.n << TW_LANE_SHIFT); q++) {
         struct tw_link *head = &h->s.head[q];
         uint32_t i = q >> TW_LANE_SHIFT;
