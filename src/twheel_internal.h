@@ -534,9 +534,12 @@ extern const struct tw_ops tw_lawn_ops;
 extern const struct tw_ops tw_hybrid_ops;
 
 struct tw {
-    /* The first 64 bytes hold all that the leaves of tw_start() and
-     * tw_stop() read (facility.c, "The leaves"): the wheel's, Lawn's and
-     * the hybrid's; one cache line when the allocator aligns to 64. */
+    /* The first 64 bytes hold what the exact wheel's leaves in tw_start()
+     * and tw_stop() read in their common cases (facility.c, "The leaves"),
+     * and the state words of every stop leaf; one cache line when the
+     * allocator aligns to 64.  The other leaves, reached through
+     * start_other() or stop_lane_last(), read `scheme` too (and Lawn's and
+     * the hybrid's start, max_interval). */
     tw_time_t now;              /* the last now given to advance */
     size_t count;               /* pending timers, wherever they are */
     /* The floors of the leaves in tw_start() and tw_stop(), kept by

@@ -46,10 +46,13 @@
  * slot's timers are spread over 8 lanes by their nodes' addresses
  * (tw_lane_of()), and the lanes of all the slots taken are popped in turn.
  *
- * The start and stop of a timer are copies of the core's fast paths in
- * facility.c (start_coarse(), stop_coarse()): the state word's check, the
- * count, the unlink and the link of coarse.h, and nothing else (no cache,
- * constant floors).
+ * The start and stop of a timer are leaves in facility.c: a start is
+ * start_coarse_leaf() (the state word's check, the count, the unlink and
+ * the link of coarse.h, and nothing else: no cache, constant floors), a
+ * stop tw_stop()'s own leaf (an unlink; stop_lane_last() for a node alone
+ * in its list, which leaves the lane's bits set: next_expiry below clears
+ * such slots); their other cases go to copies of the core's fast paths
+ * (start_coarse(), stop_coarse()).
  *
  * Memory: per slot 8 lane heads of 16 bytes, a byte of lane bits and a
  * bit: 169 KiB for 64 x 21.
