@@ -382,9 +382,10 @@ tw_time_t tw_timer_deadline(const struct tw_timer *t)
  * copies of start_fast() and stop_fast()), and the rest (INL_NONE: through
  * tw->insert and tw->remove).  The hierarchical wheel is the default
  * scheme; Lawn and the hybrid are the schemes issue 4 compares with it;
- * none of those keeps a timer late.  The no-migration wheel (INL_COARSE)
- * does, and its floors are constant: its paths skip floor_sync(). */
-enum inl { INL_NONE, INL_HIER, INL_LAWN, INL_HYBRID, INL_COARSE };
+ * none of those keeps a timer late.  (The no-migration wheel has leaves of
+ * its own, start_coarse_leaf() and tw_stop()'s; its rare cases take the
+ * ops table.) */
+enum inl { INL_NONE, INL_HIER, INL_LAWN, INL_HYBRID };
 
 /* An out-of-line copy of an inline start or stop path, specialised by its
  * last argument (a constant): the functions tw_start() and tw_stop() jump
@@ -401,9 +402,8 @@ enum inl { INL_NONE, INL_HIER, INL_LAWN, INL_HYBRID, INL_COARSE };
     }
 
 /* Take a pending timer of this facility out of wherever it is, with the
- * wheel's or the no-migration wheel's remove in place (k == INL_HIER or
- * INL_COARSE, a constant at each call) or through the ops table
- * (INL_NONE).  Lawn's and the hybrid's stop leaves
+ * wheel's remove in place (k == INL_HIER, a constant at each call) or
+ * through the ops table (INL_NONE).  Lawn's and the hybrid's stop leaves
  * do their own removes and come here only for the rare cases. */
 TW_INLINE void detach(struct tw *tw, struct tw_timer *t, enum inl k)
 {
@@ -411,8 +411,6 @@ TW_INLINE void detach(struct tw *tw, struct tw_timer *t, enum inl k)
         tw_list_del(&t->tw_u.link); /* on the due, ready or expired list */
     else if (k == INL_HIER)
         tw_hier_remove(TW_STATE(tw, struct hier_state), t);
-    else if (k == INL_COARSE) /* a slot or a core list: either way */
-        tw_slots_unlink(&TW_STATE(tw, struct coarse_state)->s, &t->tw_u.link, TW_LANE_SHIFT);
     else
         tw->remove(tw, t);
 }
@@ -517,9 +515,8 @@ TW_INLINE int start_state(const struct tw *tw, const struct tw_timer *t, tw_time
  * [1, MaxInterval], a clock before the end of time.  It does what arm()
  * does in that case, with one load and compare of the node's state word in
  * place of the separate checks.  `k` is a constant at each call: INL_HIER
- * and INL_COARSE compile that scheme's insert and remove in place of the
- * calls through tw->insert and tw->remove (INL_NONE); neither wheel has a
- * reserve, and the no-migration wheel's floors never move.  The schemes
+ * compiles the wheel's insert and remove in place of the calls through
+ * tw->insert and tw->remove (INL_NONE); the wheel has no reserve.  The schemes
  * with a leaf (start_leaf() below) come here only for the cases their leaf
  * leaves.
  */
@@ -542,22 +539,17 @@ TW_INLINE int start_fast(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
     arm_node(t, deadline, tw->word_mine);
     if (k == INL_HIER)
         (void)tw_hier_insert(tw, TW_STATE(tw, struct hier_state), t);
-    else if (k == INL_COARSE)
-        tw_coarse_link(tw, TW_STATE(tw, struct coarse_state), t, deadline);
     else
         tw->insert(tw, t);
-    if (k != INL_COARSE)
-        floor_sync(tw);
+    floor_sync(tw);
     return 0;
 }
 
-/* start_fast() out of line, for every case start_leaf() leaves and for
- * the schemes without a leaf: one copy with the wheel's insert and remove
- * in place, one with the no-migration wheel's, one through the ops table,
- * so that a jump to any of them tests nothing more (start_full() picks
- * between the first and the last by a constant). */
+/* start_fast() out of line, for every case the leaves leave and for the
+ * schemes without a leaf: one copy with the wheel's insert and remove in
+ * place, one through the ops table, so that a jump to either tests nothing
+ * more (start_full() picks one by a constant). */
 START_COPY(start_full_hier, start_fast, INL_HIER)
-START_COPY(start_coarse, start_fast, INL_COARSE)
 START_COPY(start_full_ops, start_fast, INL_NONE)
 
 TW_INLINE int start_full(struct tw *tw, struct tw_timer *t, tw_time_t interval, bool hier)
@@ -682,8 +674,8 @@ START_COPY(start_hybrid, start_leaf, INL_HYBRID)
 
 /* The no-migration wheel's start in its common case, as a leaf: a node
  * idle or pending here, a deadline after now (interval 0, a sum that
- * wraps and the end of time go to start_coarse(), as does everything
- * else).  A pending node leaves whatever list holds it, a slot's lane or
+ * wraps and the end of time go to the full path, start_full_ops(), as
+ * does everything else).  A pending node leaves whatever list holds it, a slot's lane or
  * a core list, with tw_slots_unlink() (detach() for this scheme); the
  * placement is the scheme's own (tw_coarse_link()).  Its floors never
  * move, so nothing else changes. */
@@ -691,7 +683,7 @@ static TW_NOINLINE int start_coarse_leaf(struct tw *tw, struct tw_timer *t, tw_t
 {
     tw_time_t deadline = tw->now + interval;
     if (TW_UNLIKELY(t == NULL || deadline <= tw->now))
-        return start_coarse(tw, t, interval);
+        return start_full_ops(tw, t, interval);
     struct coarse_state *h = TW_STATE(tw, struct coarse_state);
     uint64_t w = tw_node_word(t);
     if (TW_LIKELY(w == tw_node_word_of(TW_MAGIC, 0)))
@@ -699,7 +691,7 @@ static TW_NOINLINE int start_coarse_leaf(struct tw *tw, struct tw_timer *t, tw_t
     else if (w == tw->word_mine)
         tw_slots_unlink(&h->s, &t->tw_u.link, TW_LANE_SHIFT);
     else
-        return start_coarse(tw, t, interval); /* not initialised, elsewhere */
+        return start_full_ops(tw, t, interval); /* not initialised, elsewhere */
     arm_node(t, deadline, tw->word_mine);
     tw_coarse_link(tw, h, t, deadline);
     return 0;
@@ -756,7 +748,7 @@ static TW_NOINLINE int hier_lane_first(struct tw *tw, struct tw_link *head, tw_t
     size_t k = (size_t)(head - h->s.head);
     /* Bits left by stop_lane_last(): the slot counts as occupied, so the
      * horizon is at or below its tick already. */
-    if (h->s.lanes[k >> TW_LANE_SHIFT] & (1u << (k & (TW_LANES - 1))))
+    if (tw_slots_lane_marked(&h->s, k, TW_LANE_SHIFT))
         return 0;
     tw_slots_mark(&h->s, k, TW_LANE_SHIFT);
     unsigned shift = TW_HIER_SHIFT(h->place_of_msb[63u - (unsigned)tw_clz64(e ^ tw->now)]);
@@ -843,30 +835,25 @@ TW_INLINE int stop_fast(struct tw *tw, struct tw_timer *t, enum inl k)
     if (TW_UNLIKELY(!pending_here(tw, t)))
         return stop_slow(tw, t); /* NULL too: TW_EINVAL */
     detach(tw, t, k);
-    if (k != INL_COARSE) /* its floors never move */
-        floor_sync(tw);
+    floor_sync(tw);
     return stopped(tw, t);
 }
 
 /* stop_fast() out of line, for the cases the leaf in tw_stop() leaves:
  * one copy with the wheel's remove in place, one through the ops table. */
 STOP_COPY(stop_full_hier, stop_fast, INL_HIER)
-STOP_COPY(stop_coarse, stop_fast, INL_COARSE)
 STOP_COPY(stop_full_ops, stop_fast, INL_NONE)
 
-/* Every stop the leaf in tw_stop() leaves but the wheel's last timer of a
- * lane: a node alone in its list (the only timer of a Lawn queue), in a
+/* Every stop the leaf in tw_stop() leaves but the wheels' last timer of a
+ * list: a node alone in its list (the only timer of a Lawn queue), in a
  * wheel's cache or due, a bad argument, and every other scheme: the full
- * path, with the wheel's or the no-migration wheel's remove in place for
- * those two. */
+ * path, with the wheel's remove in place for the wheel. */
 static TW_NOINLINE int stop_other(struct tw *tw, struct tw_timer *t)
 {
     if (TW_UNLIKELY(tw == NULL))
         return TW_EINVAL;
     if (tw->scheme == TW_HIERARCHICAL)
         return stop_full_hier(tw, t);
-    if (tw->scheme == TW_HIERARCHICAL_COARSE)
-        return stop_coarse(tw, t);
     return stop_full_ops(tw, t);
 }
 

@@ -67,7 +67,7 @@ int tw_slots_check_bits(const struct tw_slots *s, struct tw_checker *c, const ch
                            (unsigned)s->lanes[i]);
         for (unsigned j = 0; s->lshift && j < (1u << s->lshift); j++) {
             bool lempty = tw_list_empty(&s->head[(i << s->lshift) + j]);
-            bool lbit = ((unsigned)s->lanes[i] >> j) & 1u;
+            bool lbit = tw_slots_lane_marked(s, (i << s->lshift) + j, s->lshift);
             if (lempty == lbit && (lbit == 0 || !stale_ok))
                 return tw_fail(c, "%s: slot %u lane %u bit disagrees with its list", who, i, j);
         }

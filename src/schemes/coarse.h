@@ -48,7 +48,7 @@ TW_INLINE void tw_coarse_link(struct tw *tw, struct coarse_state *h, struct tw_t
         return;
     /* Bits left set by the stop leaf (stop_lane_last() in facility.c): the
      * slot counts as occupied, the horizon is at or below its tick. */
-    if (h->s.lanes[i] & (1u << (k & (TW_LANES - 1))))
+    if (tw_slots_lane_marked(&h->s, k, TW_LANE_SHIFT))
         return;
     tw_slots_mark(&h->s, k, TW_LANE_SHIFT);
     tw_horizon_lower(tw, up > (TW_TIME_MAX >> sh) ? TW_TIME_MAX : up << sh);

@@ -51,8 +51,7 @@
  * the link of coarse.h, and nothing else: no cache, constant floors), a
  * stop tw_stop()'s own leaf (an unlink; stop_lane_last() for a node alone
  * in its list, which leaves the lane's bits set: next_expiry below clears
- * such slots); their other cases go to copies of the core's fast paths
- * (start_coarse(), stop_coarse()).
+ * such slots); their rare other cases go through the ops table.
  *
  * Memory: per slot 8 lane heads of 16 bytes, a byte of lane bits and a
  * bit: 169 KiB for 64 x 21.
