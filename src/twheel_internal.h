@@ -326,7 +326,7 @@ TW_INLINE void tw_slots_mark(struct tw_slots *s, size_t k, unsigned lshift)
  * tw_slots): a start into it need not mark anything. */
 TW_INLINE bool tw_slots_lane_marked(const struct tw_slots *s, size_t k, unsigned lshift)
 {
-    return (s->lanes[k >> lshift] >> (k & ((1u << lshift) - 1))) & 1u;
+    return ((unsigned)s->lanes[k >> lshift] >> (k & ((1u << lshift) - 1))) & 1u;
 }
 
 /* Link l at the tail of lane `lane` of slot i.  Returns true if the lane
