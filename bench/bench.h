@@ -50,6 +50,7 @@ struct wl_spec {
     uint64_t ops;          /* operations per window (see workloads.h) */
     uint32_t ttls;         /* ttl: number of distinct TTLs, D */
     int stop_fifo;         /* ttl: stop in start order, not at random */
+    int restart;           /* churn: drv_restart() instead of a stop + start */
     int reps;              /* measured windows, after one warm-up window */
     int check;             /* --check: verify the structure after phases */
 };

@@ -119,6 +119,15 @@ static inline void drv_stop(struct drv *d, size_t i)
     uv_timer_stop(t);
 }
 
+/* libuv's restart: uv_timer_start() on an active timer moves it (it stops
+ * it first, inside the call). */
+static inline void drv_restart(struct drv *d, size_t i, uint64_t interval)
+{
+    if (__builtin_expect(!uv_is_active((uv_handle_t *)&d->nodes[i].t), 0))
+        bench_die("libuv: restarting a timer that is not active");
+    drv_start(d, i, interval);
+}
+
 static inline void drv_advance(struct drv *d, uint64_t now)
 {
     vclock.ns = now * 1000000u;

@@ -12,6 +12,10 @@
  *                farther out than all of them; ns per stop+start, and
  *                (churn-any) the same for a random one of the n, restarted
  *                beyond all: a cold node at large n
+ *     restart    the same operations, each one call of the target's own
+ *                restart of a pending timer (tw_start() on it; libev's
+ *                ev_timer_again(); libuv's uv_timer_start(); libevent's
+ *                event_add()), and (restart-any) for a random one of the n
  *     expire     start n with intervals in [1, 2^16], advance tick by tick
  *                until all fired; ns per timer, both phases
  *     tcp        steady state, ~95% of timers stopped before they expire;
@@ -192,6 +196,12 @@ static inline void drv_stop(struct drv *d, size_t i)
         bench_die("tw_stop of a pending timer returned %d (%s)", rc, tw_strerror(rc));
 }
 
+/* A pending timer restarted: tw_start() moves it, one call. */
+static inline void drv_restart(struct drv *d, size_t i, uint64_t interval)
+{
+    drv_start(d, i, interval);
+}
+
 static inline void drv_advance(struct drv *d, uint64_t now)
 {
     int64_t rc = tw_advance(d->tw, now);
@@ -236,33 +246,37 @@ struct wdef {
     const char *figure2;
     int fifo;              /* ttl: stops in start order (wl_spec.stop_fifo) */
     const char *unit2;     /* the second figure's unit, if not ns per op */
+    int restart;           /* churn: one call restarts (wl_spec.restart) */
 };
 
 static const struct wdef wdefs[] = {
     {"startstop", WL_STARTSTOP, 0, "ns per stop+start pair (random timer, random interval)", NULL,
-     NULL, 0, NULL},
+     NULL, 0, NULL, 0},
     {"churn", WL_CHURN, 0, "ns per stop+start of one timer restarted beyond n far timers",
-     "churn-any", "ns per stop+start of a random one of n far timers, restarted beyond all", 0, NULL},
+     "churn-any", "ns per stop+start of a random one of n far timers, restarted beyond all", 0, NULL, 0},
+    {"restart", WL_CHURN, 0, "ns per restart (one call) of one timer beyond n far timers",
+     "restart-any", "ns per restart (one call) of a random one of n far timers, beyond all", 0,
+     NULL, 1},
     {"expire", WL_EXPIRE, 0, "ns per timer: n starts + tick-by-tick advances until all fired",
-     NULL, NULL, 0, NULL},
+     NULL, NULL, 0, NULL, 0},
     {"tcp", WL_TCP, 0, "ns per operation (restart or expiry), ~95% stopped before expiry", NULL,
-     NULL, 0, NULL},
+     NULL, 0, NULL, 0},
     {"tick", WL_TICK, 0, "ns per advance of one tick, nothing due, n far timers pending",
-     "tick-jump", "ns per jump of 2^36 ticks over n timers pending beyond it", 0, "ns per jump"},
+     "tick-jump", "ns per jump of 2^36 ticks over n timers pending beyond it", 0, "ns per jump", 0},
     {"ttl-1", WL_TTL, 1, "ns per timer (start + expire), 1 TTL, n pending", "ttl-1-stop",
-     "ns per stop of a random pending timer, 1 TTL", 0, NULL},
+     "ns per stop of a random pending timer, 1 TTL", 0, NULL, 0},
     {"ttl-8", WL_TTL, 8, "ns per timer (start + expire), 8 distinct TTLs, n pending", "ttl-8-stop",
-     "ns per stop of a random pending timer, 8 distinct TTLs", 0, NULL},
+     "ns per stop of a random pending timer, 8 distinct TTLs", 0, NULL, 0},
     {"ttl-64", WL_TTL, 64, "ns per timer (start + expire), 64 distinct TTLs, n pending",
-     "ttl-64-stop", "ns per stop of a random pending timer, 64 distinct TTLs", 0, NULL},
+     "ttl-64-stop", "ns per stop of a random pending timer, 64 distinct TTLs", 0, NULL, 0},
     {"ttl-8-fifo", WL_TTL, 8, "ns per timer (start + expire), 8 distinct TTLs, n pending",
-     "ttl-8-fifo-stop", "ns per stop of the timer started longest ago, 8 distinct TTLs", 1, NULL},
+     "ttl-8-fifo-stop", "ns per stop of the timer started longest ago, 8 distinct TTLs", 1, NULL, 0},
     {"ttl-many", WL_TTL, TTL_MANY, "ns per timer (start + expire), 10^5 distinct TTLs, n pending",
-     "ttl-many-stop", "ns per stop of a random pending timer, 10^5 distinct TTLs", 0, NULL},
+     "ttl-many-stop", "ns per stop of a random pending timer, 10^5 distinct TTLs", 0, NULL, 0},
     {"ttl-sweep", WL_TTL, 0, "ns per timer (start + expire) against distinct TTLs D, n fixed",
-     "ttl-sweep-stop", "ns per stop of a random pending timer against distinct TTLs D", 0, NULL},
+     "ttl-sweep-stop", "ns per stop of a random pending timer against distinct TTLs D", 0, NULL, 0},
     {"fig9", W_FIG9, 0, "ns per untimeout+timeout (or unset+set) of one callout beyond n", NULL,
-     NULL, 0, NULL},
+     NULL, 0, NULL, 0},
 };
 #define NWDEFS ((int)(sizeof wdefs / sizeof wdefs[0]))
 
@@ -294,8 +308,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: twbench [options]\n"
             "       twbench advise [options]   (twbench advise --help)\n"
-            "  --workload NAME[,NAME]  startstop, churn, expire, tcp, tick, ttl-1, ttl-8,\n"
-            "                          ttl-64, ttl-8-fifo, ttl-many, ttl-sweep, fig9;\n"
+            "  --workload NAME[,NAME]  startstop, churn, restart, expire, tcp, tick, ttl-1,\n"
+            "                          ttl-8, ttl-64, ttl-8-fifo, ttl-many, ttl-sweep, fig9;\n"
             "                          ttl (all ttl-*),\n"
             "                          or all (default)\n"
             "  --scheme NAME[,NAME]    twheel schemes, lawn_scan, libev, libuv, libevent\n"
@@ -419,8 +433,8 @@ static void add_workload(const char *name)
             select_wdef(w);
             return;
         }
-    usage_error("unknown workload '%s' (known: startstop, churn, expire, tcp, tick, ttl-1, "
-                "ttl-8, ttl-64, ttl-8-fifo, ttl-many, ttl-sweep, fig9, ttl, all)",
+    usage_error("unknown workload '%s' (known: startstop, churn, restart, expire, tcp, tick, "
+                "ttl-1, ttl-8, ttl-64, ttl-8-fifo, ttl-many, ttl-sweep, fig9, ttl, all)",
                 name);
 }
 
@@ -900,6 +914,7 @@ static int run_cell(const struct wdef *wd, size_t n, uint32_t D, int ti, struct 
     char nb[32];
     enum cell_state st = plan(t, wd->id, n, D, &spec, &why);
     spec.stop_fifo = wd->fifo;
+    spec.restart = wd->restart;
     if (st != CELL_OK) {
         c1->state = st;
         c1->why = why;
@@ -1140,7 +1155,9 @@ static const char *known_flat_why(const char *base, int scheme)
 static enum claim claim_for(const char *sname, const struct target *t, const char **why)
 {
     char base[40];
-    snprintf(base, sizeof base, "%.39s", strcmp(sname, "churn-any") ? sname : "churn");
+    /* churn-any, restart and restart-any: churn's operations */
+    int churn = !strcmp(sname, "churn-any") || !strncmp(sname, "restart", 7);
+    snprintf(base, sizeof base, "%.39s", churn ? "churn" : sname);
     int stop = strstr(base, "-stop") != NULL;
     int ttl = strncmp(base, "ttl-", 4) == 0;
     int scheme = t->scheme;

@@ -10,6 +10,9 @@
  *     static void drv_close(struct drv *);
  *     static void drv_start(struct drv *, size_t i, uint64_t interval);
  *     static void drv_stop(struct drv *, size_t i);
+ *     static void drv_restart(struct drv *, size_t i, uint64_t interval);
+ *                          a pending timer moved to now + interval by the
+ *                          target's own one call for it
  *     static void drv_advance(struct drv *, uint64_t now);   absolute tick
  *     static size_t drv_node_bytes(void);
  *     static size_t drv_facility_bytes(struct drv *);
@@ -163,6 +166,12 @@ static void wl_startstop(const struct wl_spec *s, struct rng *r, struct wl_resul
  * i.e. always farther out than all the others, as the paper's test did with
  * untimeout()/timeout().  Time never advances.  Figure: ns per stop+start of
  * that timer.  Second figure (churn-any): see below.
+ *
+ * restart (s->restart): the same operations, each one call of the target's
+ * own restart of a pending timer instead of a stop and a start: tw_start()
+ * on a pending timer (the kernel's mod_timer()), libev's ev_timer_again(),
+ * libuv's uv_timer_start() and libevent's event_add() on an active timer.
+ * Same seed as churn, so the same victims and intervals.
  */
 static void wl_churn(const struct wl_spec *s, struct rng *r, struct wl_result *res)
 {
@@ -176,10 +185,14 @@ static void wl_churn(const struct wl_spec *s, struct rng *r, struct wl_result *r
         drv_check(&d, "after setup");
     for (int w = 0; w <= s->reps; w++) {
         uint64_t t1 = bench_now_ns();
-        for (uint64_t k = 0; k < s->ops; k++) {
-            drv_stop(&d, s->n);
-            drv_start(&d, s->n, rng_range(r, s->hi + 1, 2 * s->hi));
-        }
+        if (s->restart)
+            for (uint64_t k = 0; k < s->ops; k++)
+                drv_restart(&d, s->n, rng_range(r, s->hi + 1, 2 * s->hi));
+        else
+            for (uint64_t k = 0; k < s->ops; k++) {
+                drv_stop(&d, s->n);
+                drv_start(&d, s->n, rng_range(r, s->hi + 1, 2 * s->hi));
+            }
         uint64_t t2 = bench_now_ns();
         res[w].ops = s->ops;
         res[w].ns_per_op = wl_per(t2 - t1, s->ops);
@@ -196,11 +209,15 @@ static void wl_churn(const struct wl_spec *s, struct rng *r, struct wl_result *r
     uint64_t far = 2 * s->hi + 1;
     for (int w = 0; w <= s->reps; w++) {
         uint64_t t1 = bench_now_ns();
-        for (uint64_t k = 0; k < s->ops; k++) {
-            size_t i = (size_t)rng_below(r, s->n);
-            drv_stop(&d, i);
-            drv_start(&d, i, far++);
-        }
+        if (s->restart)
+            for (uint64_t k = 0; k < s->ops; k++)
+                drv_restart(&d, (size_t)rng_below(r, s->n), far++);
+        else
+            for (uint64_t k = 0; k < s->ops; k++) {
+                size_t i = (size_t)rng_below(r, s->n);
+                drv_stop(&d, i);
+                drv_start(&d, i, far++);
+            }
         uint64_t t2 = bench_now_ns();
         res[w].ns2 = wl_per(t2 - t1, s->ops);
         res[w].ops2 = s->ops;
