@@ -675,10 +675,10 @@ START_COPY(start_hybrid, start_leaf, INL_HYBRID)
 /* The no-migration wheel's start in its common case, as a leaf: a node
  * idle or pending here, a deadline after now (interval 0, a sum that
  * wraps and the end of time go to the full path, start_full_ops(), as
- * does everything else).  A pending node leaves whatever list holds it, a slot's lane or
- * a core list, with tw_slots_unlink() (detach() for this scheme); the
- * placement is the scheme's own (tw_coarse_link()).  Its floors never
- * move, so nothing else changes. */
+ * does everything else).  A pending node leaves whatever list holds it, a
+ * slot's lane or a core list, with one unlink: a lane it empties keeps its
+ * bits, as in stop_lane_last().  The placement is the scheme's own
+ * (tw_coarse_link()).  Its floors never move, so nothing else changes. */
 static TW_NOINLINE int start_coarse_leaf(struct tw *tw, struct tw_timer *t, tw_time_t interval)
 {
     tw_time_t deadline = tw->now + interval;
@@ -689,7 +689,7 @@ static TW_NOINLINE int start_coarse_leaf(struct tw *tw, struct tw_timer *t, tw_t
     if (TW_LIKELY(w == tw_node_word_of(TW_MAGIC, 0)))
         tw->count++;
     else if (w == tw->word_mine)
-        tw_slots_unlink(&h->s, &t->tw_u.link, TW_LANE_SHIFT);
+        tw_list_del(&t->tw_u.link); /* an emptied lane keeps its bits: stop_lane_last() */
     else
         return start_full_ops(tw, t, interval); /* not initialised, elsewhere */
     arm_node(t, deadline, tw->word_mine);
@@ -746,8 +746,8 @@ static TW_NOINLINE int hier_lane_first(struct tw *tw, struct tw_link *head, tw_t
 {
     struct hier_state *h = TW_STATE(tw, struct hier_state);
     size_t k = (size_t)(head - h->s.head);
-    /* Bits left by stop_lane_last(): the slot counts as occupied, so the
-     * horizon is at or below its tick already. */
+    /* Bits left by stop_lane_last() or a restart's unlink: the slot counts
+     * as occupied, so the horizon is at or below its tick already. */
     if (tw_slots_lane_marked(&h->s, k, TW_LANE_SHIFT))
         return 0;
     tw_slots_mark(&h->s, k, TW_LANE_SHIFT);
@@ -785,7 +785,7 @@ int tw_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
     if (TW_LIKELY(w == tw_node_word_of(TW_MAGIC, 0)))
         tw->count++;
     else if (w == tw->word_mine && t->tw_expires > tw->start_floor)
-        tw_slots_unlink(&h->s, &t->tw_u.link, TW_LANE_SHIFT);
+        tw_list_del(&t->tw_u.link); /* an emptied lane keeps its bits: stop_lane_last() */
     else
         return start_other(tw, t, interval); /* not initialised, elsewhere, or rare */
     arm_node(t, deadline, tw->word_mine);

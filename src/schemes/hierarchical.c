@@ -60,9 +60,10 @@
  * walked together and more than one deadline kept.
  *
  * Bits left set.  The stop leaf (stop_lane_last(), facility.c) empties a
- * lane without clearing its bit or its slot's: a timer alone in a far
- * slot, stopped and restarted again and again (the paper's Fig. 9 test),
- * then writes no bit at all.  So a bit is set for every lane with timers,
+ * lane without clearing its bit or its slot's, and so does the start leaf
+ * when it moves a pending timer: a timer alone in a far slot, stopped and
+ * restarted again and again (the paper's Fig. 9 test), or restarted in one
+ * call, then writes no bit at all.  So a bit is set for every lane with timers,
  * and may be set over an empty one.  Every reader copes: collect takes
  * such a slot with nothing in it (the horizon counts it: at most one
  * collect more per bit left set), next_expiry clears the slots it finds

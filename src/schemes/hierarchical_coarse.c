@@ -48,7 +48,8 @@
  *
  * The start and stop of a timer are leaves in facility.c: a start is
  * start_coarse_leaf() (the state word's check, the count, the unlink and
- * the link of coarse.h, and nothing else: no cache, constant floors), a
+ * the link of coarse.h, and nothing else: no cache, constant floors; the
+ * unlink of a pending node leaves an emptied lane's bits set too), a
  * stop tw_stop()'s own leaf (an unlink; stop_lane_last() for a node alone
  * in its list, which leaves the lane's bits set: next_expiry below clears
  * such slots); their rare other cases go through the ops table.
