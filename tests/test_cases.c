@@ -960,6 +960,76 @@ static void case_rearm_pending(struct ctx *c)
     ASSERT_OK(tw_destroy(tw));
 }
 
+/* The paper's Fig. 9 shape: one timer alone in a far slot, restarted again
+ * and again, in each of the three ways (a stop and a start, tw_start() on
+ * the pending timer, tw_start_at()), to deadlines that go up and down, so
+ * that the slots it leaves lie before and after the one it is in (the
+ * hierarchical wheels leave an emptied lane's bits set: docs/design.md,
+ * "Bits left set").  A near timer keeps next_expiry honest first; then
+ * alone, the far timer must be what next_expiry names, not a slot it left,
+ * and fire at its deadline, not before. */
+static void case_lone_far_restart(struct ctx *c)
+{
+    CREATE(tw);
+    struct ttimer near, far;
+    tt_init(&near, 1);
+    tt_init(&far, 2);
+    tw_time_t now = tw_now(tw), ne = 0;
+    tw_time_t span = cap_interval(tw, (tw_time_t)1 << 22);
+    ASSERT_OK(tw_start(tw, &near.node, 5));
+    ASSERT_OK(tw_start(tw, &far.node, span));
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    for (int k = 0; k < 96; k++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        tw_time_t iv = span / 2 + 1 + x % (span / 2); /* in (span/2, span] */
+        switch (k % 3) {
+        case 0:
+            ASSERT_EQ_INT(tw_stop(tw, &far.node), 1);
+            ASSERT_OK(tw_start(tw, &far.node, iv));
+            break;
+        case 1:
+            ASSERT_OK(tw_start(tw, &far.node, iv)); /* pending: moved */
+            break;
+        default:
+            ASSERT_OK(tw_start_at(tw, &far.node, sat_add(now, iv)));
+            break;
+        }
+        ASSERT_CHECK(tw);
+        ASSERT_EQ_U64(tw_count(tw), 2);
+        ASSERT_EQ_U64(tw_timer_deadline(&far.node), sat_add(now, iv));
+        ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 1);
+        if (scheme_exact(c->scheme))
+            ASSERT_EQ_U64(ne, sat_add(now, 5));
+        else
+            ASSERT_LE_U64(ne, latest_fire(c->scheme, now, sat_add(now, 5)));
+        RETURN_IF_FAILED();
+    }
+    ASSERT_EQ_INT(tw_stop(tw, &near.node), 1);
+    tw_time_t dl = tw_timer_deadline(&far.node);
+    ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 1);
+    if (scheme_exact(c->scheme)) {
+        ASSERT_EQ_U64(ne, dl);
+    } else {
+        ASSERT_GE_U64(ne, dl);
+        ASSERT_LE_U64(ne, latest_fire(c->scheme, now, dl));
+    }
+    /* Over the slots it left, in a few jumps: nothing fires. */
+    for (int j = 1; j <= 4 && dl > now && dl - now > 8; j++) {
+        ASSERT_EQ_INT(tw_advance(tw, now + (dl - now) / 8 * (tw_time_t)j), 0);
+        ASSERT_CHECK(tw);
+    }
+    ASSERT_EQ_INT(far.fired, 0);
+    fire_one(c, tw, &far, now);
+    RETURN_IF_FAILED();
+    ASSERT_EQ_INT(near.fired, 0);
+    ASSERT_EQ_U64(tw_count(tw), 0);
+    ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 0);
+    ASSERT_CHECK(tw);
+    ASSERT_OK(tw_destroy(tw));
+}
+
 /* ------------------------------------------------------------- pull API */
 
 static void case_pull(struct ctx *c)
@@ -1583,6 +1653,7 @@ const struct test_case test_suite_cases[] = {
     {"due_started_first", case_due_started_first, 1},
     {"stop_idle_and_twice", case_stop_idle_and_twice, 1},
     {"rearm_pending", case_rearm_pending, 1},
+    {"lone_far_restart", case_lone_far_restart, 1},
     {"pull", case_pull, 1},
     {"pull_stop_from_callback", case_pull_stop_from_callback, 1},
     {"pull_order", case_pull_order, 1},

@@ -195,9 +195,9 @@ int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out)
         return 1;
     }
     size_t i;
-    /* A slot whose lanes all emptied by the stop leaf still has its bits
-     * (stop_lane_last(), facility.c): clear them on the way.  Each such
-     * slot is passed once per bit the leaf left. */
+    /* A slot whose lanes the leaves emptied still has its bits
+     * (stop_lane_last() and a restart's unlink, facility.c): clear them on
+     * the way.  Each such slot is passed once per bit the leaves left. */
     while ((i = first_slot(h, tw->now)) != SIZE_MAX && tw_slots_empty(&h->s, i))
         tw_slots_clear(&h->s, i);
     if (i == SIZE_MAX)

@@ -172,8 +172,8 @@ static tw_time_t first_slot_tick(const struct coarse_state *h, tw_time_t c, bool
 static int coarse_next(struct tw *tw, tw_time_t *out)
 {
     struct coarse_state *h = TW_STATE(tw, struct coarse_state);
-    /* A slot whose lanes all emptied by the stop leaf keeps its bits
-     * (stop_lane_last(), facility.c): clear each level's such slots ahead
+    /* A slot whose lanes the leaves emptied keeps its bits (stop_lane_last()
+     * and a restart's unlink, facility.c): clear each level's such slots ahead
      * of its first occupied one, so that the scan below gives the tick at
      * which a timer fires.  Each bit left set is cleared once. */
     for (unsigned l = 0; l < h->levels; l++) {
