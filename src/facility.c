@@ -559,7 +559,7 @@ TW_INLINE int start_full(struct tw *tw, struct tw_timer *t, tw_time_t interval, 
 
 /* Can a pending node of the hybrid be taken out with one unlink (in a
  * queue that keeps a timer; in the wheel, beyond the earliest-deadline
- * cache)? */
+ * cache, a lane it empties keeping its bits as in stop_lane_last())? */
 TW_INLINE bool hybrid_unlinkable(const struct hybrid_state *H, const struct tw_timer *t)
 {
     if (t->tw_flags & HYB_F_LAWN)
@@ -567,13 +567,6 @@ TW_INLINE bool hybrid_unlinkable(const struct hybrid_state *H, const struct tw_t
     return t->tw_expires > H->wheel.min.max;
 }
 
-TW_INLINE void hybrid_unlink(struct hybrid_state *H, struct tw_timer *t)
-{
-    if (t->tw_flags & HYB_F_LAWN)
-        tw_list_del(&t->tw_u.link);
-    else
-        tw_slots_unlink(&H->wheel.s, &t->tw_u.link, TW_LANE_SHIFT);
-}
 
 /* The hybrid's part of start_leaf(), its policy as hybrid_reserve() and
  * hybrid_insert() apply it (schemes/hybrid.c), for the cases that touch
@@ -593,7 +586,7 @@ TW_INLINE bool start_hybrid_part(struct tw *tw, struct tw_timer *t, tw_time_t de
         if (tw_list_empty(&q->list))
             return false;
         if (pending)
-            hybrid_unlink(H, t);
+            tw_list_del(&t->tw_u.link); /* see hybrid_unlinkable() */
         arm_node(t, deadline, tw->word_queued);
         tw_list_add_tail(&q->list, &t->tw_u.link);
         return true;
@@ -609,7 +602,7 @@ TW_INLINE bool start_hybrid_part(struct tw *tw, struct tw_timer *t, tw_time_t de
         c->count = count;
     }
     if (pending)
-        hybrid_unlink(H, t);
+        tw_list_del(&t->tw_u.link);
     arm_node(t, deadline, tw->word_mine);
     tw_time_t up = tw_hier_place(&H->wheel, t, tw->now);
     if (up < H->wheel_horizon)
@@ -857,17 +850,18 @@ static TW_NOINLINE int stop_other(struct tw *tw, struct tw_timer *t)
     return stop_full_ops(tw, t);
 }
 
-/* The two hierarchical wheels' stop of the last timer of a list, beyond
- * the exact wheel's cache: a timer alone in a far slot, restarted again
- * and again, as in the paper's Fig. 9 test.  tw_stop() has checked
- * everything but the scheme, and passes the list's head (the no-migration
- * wheel's may be a core list's: emptied alike).  A lane is emptied and its
- * bits, and its slot's, are left set: the horizon stays a lower bound as
- * in the leaf, and a set bit over empty lanes is a slot that collect takes
- * with nothing in it, that next_expiry clears (tw_hier_next(),
- * coarse_next()), and that a start into it finds already counted
- * (hier_lane_first(), tw_coarse_link()).  So the stop + start of a timer
- * alone in its lane writes no bit at all. */
+/* The hierarchical wheels' stop of the last timer of a list (the hybrid's:
+ * of a lane of its wheel), beyond the exact wheels' caches: a timer alone
+ * in a far slot, restarted again and again, as in the paper's Fig. 9
+ * test.  tw_stop() has checked everything but the scheme, and passes the
+ * list's head (the no-migration wheel's may be a core list's: emptied
+ * alike).  A lane is emptied and its bits, and its slot's, are left set:
+ * the horizon stays a lower bound as in the leaf, and a set bit over
+ * empty lanes is a slot that collect takes with nothing in it, that
+ * next_expiry clears (tw_hier_next(), coarse_next()), and that a start
+ * into it finds already counted (hier_lane_first(), tw_coarse_link(); the
+ * hybrid's start sets the bits again, which changes nothing).  So the
+ * stop + start of a timer alone in its lane writes no bit at all. */
 static TW_NOINLINE int stop_lane_last(struct tw *tw, struct tw_timer *t, struct tw_link *head)
 {
     tw_list_init(head); /* t was its only node */
@@ -901,7 +895,8 @@ int tw_stop(struct tw *tw, struct tw_timer *t)
         /* word_queued is word_mine but in the hybrid: floor is stop_floor;
          * next is the list's head, on both sides (the no-migration wheel's:
          * a slot's lane or a core list, either emptied alike) */
-        if (tw->scheme == TW_HIERARCHICAL || tw->scheme == TW_HIERARCHICAL_COARSE)
+        if (tw->scheme == TW_HIERARCHICAL || tw->scheme == TW_HIERARCHICAL_COARSE ||
+            (tw->scheme == TW_HYBRID && w == tw->word_mine)) /* the hybrid's wheel */
             return stop_lane_last(tw, t, next);
     }
     return stop_other(tw, t);

@@ -272,8 +272,8 @@ struct tw_checker;
 
 /* n logical slots, each of 1 << lshift lanes (physical list heads).  Bit i
  * of the bitmap is set iff some lane bit of slot i is, and a lane's bit is
- * set iff the lane is not empty -- or, in the two hierarchical wheels
- * (not the hybrid's), also over a lane the leaves emptied (stop_lane_last()
+ * set iff the lane is not empty -- or, in the hierarchical wheels (the
+ * hybrid's too), also over a lane the leaves emptied (stop_lane_last()
  * and the unlink of a restart in facility.c: there a set bit means "may
  * have timers").  Timers are
  * spread over the lanes of a slot by their addresses (tw_lane_of()), so
@@ -292,7 +292,7 @@ int tw_slots_validate(const struct tw_config *cfg);
 int tw_slots_init(struct tw *tw, struct tw_slots *s, uint32_t n, unsigned lshift);
 void tw_slots_fini(struct tw *tw, struct tw_slots *s);
 /* Every slot's and lane's bit against its lists: set iff not empty, or
- * with stale_ok, set if not empty (the two hierarchical wheels' leaves
+ * with stale_ok, set if not empty (the hierarchical wheels' leaves
  * leave an emptied lane's bits set: see struct tw_slots). */
 int tw_slots_check_bits(const struct tw_slots *s, struct tw_checker *c, const char *who,
                         bool stale_ok);

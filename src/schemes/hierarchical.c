@@ -68,7 +68,9 @@
  * such a slot with nothing in it (the horizon counts it: at most one
  * collect more per bit left set), next_expiry clears the slots it finds
  * empty before the first occupied one when it walks, and a start into a
- * lane whose bit is set links and writes nothing else.  tw_check accepts the extra bits for this scheme alone.
+ * lane whose bit is set links and writes nothing else.  tw_check accepts
+ * the extra bits for the wheels of this file (the scheme's own and the
+ * hybrid's) and the no-migration wheel alone.
  *
  * Order: within one advance, none is promised, not even among equal
  * deadlines: a slot's timers are spread over 8 lanes, which expiry pops in
@@ -220,9 +222,9 @@ int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out)
 
 int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c, uint32_t forbid)
 {
-    /* Stale bits (an emptied lane's, left by the stop leaf) come only from
-     * the scheme on its own, not from the hybrid's wheel. */
-    int rc = tw_slots_check_bits(&h->s, c, "hierarchical", tw->scheme == TW_HIERARCHICAL);
+    /* Stale bits: an emptied lane's, left by the leaves (the scheme's own
+     * and the hybrid's wheel's). */
+    int rc = tw_slots_check_bits(&h->s, c, "hierarchical", true);
     struct tw_mincache_audit audit = {0, 0, false};
     for (uint32_t k = 0; rc == 0 && k < (h->s.n << TW_LANE_SHIFT); k++) {
         struct tw_link *head = &h->s.head[k];
