@@ -860,8 +860,9 @@ static TW_NOINLINE int stop_other(struct tw *tw, struct tw_timer *t)
  * empty lanes is a slot that collect takes with nothing in it, that
  * next_expiry clears (tw_hier_next(), coarse_next()), and that a start
  * into it finds already counted (hier_lane_first(), tw_coarse_link(); the
- * hybrid's start sets the bits again, which changes nothing).  So the
- * stop + start of a timer alone in its lane writes no bit at all. */
+ * hybrid's start sets the bits again, which changes nothing).  So in the
+ * exact and the no-migration wheels the stop + start of a timer alone in
+ * its lane writes no bit at all. */
 static TW_NOINLINE int stop_lane_last(struct tw *tw, struct tw_timer *t, struct tw_link *head)
 {
     tw_list_init(head); /* t was its only node */

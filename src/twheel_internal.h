@@ -321,9 +321,9 @@ TW_INLINE void tw_slots_mark(struct tw_slots *s, size_t k, unsigned lshift)
         s->lanes[i] |= (uint8_t)(1u << (k & ((1u << lshift) - 1)));
 }
 
-/* Is the bit of lane k of the table (slot k >> lshift) set?  In the two
- * hierarchical wheels a set bit may stand over an emptied lane (struct
- * tw_slots): a start into it need not mark anything. */
+/* Is the bit of lane k of the table (slot k >> lshift) set?  In the
+ * hierarchical wheels (the hybrid's too) a set bit may stand over an
+ * emptied lane (struct tw_slots): a start into it need not mark anything. */
 TW_INLINE bool tw_slots_lane_marked(const struct tw_slots *s, size_t k, unsigned lshift)
 {
     return ((unsigned)s->lanes[k >> lshift] >> (k & ((1u << lshift) - 1))) & 1u;

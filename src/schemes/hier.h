@@ -46,8 +46,11 @@ void tw_hier_teardown(struct tw *tw, struct hier_state *h);
 void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct tw_ready *out);
 int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out);
 /* forbid: node flag bits that no timer in the wheel may carry (the
- * hybrid's "in a Lawn queue"), reported as corruption. */
-int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c, uint32_t forbid);
+ * hybrid's "in a Lawn queue"), reported as corruption; horizon: the wheel's
+ * own (tw->horizon, or the hybrid's wheel_horizon), which must be at or
+ * below the tick of its first marked slot. */
+int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c, uint32_t forbid,
+                  tw_time_t horizon);
 
 /* Place t against reference time `ref` (< its deadline): the level of the
  * highest digit in which they differ, the slot of t's digit there.

@@ -220,7 +220,8 @@ int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out)
     return 1;
 }
 
-int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c, uint32_t forbid)
+int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c, uint32_t forbid,
+                  tw_time_t horizon)
 {
     /* Stale bits: an emptied lane's, left by the leaves (the scheme's own
      * and the hybrid's wheel's). */
@@ -255,6 +256,13 @@ int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c, uin
     }
     if (rc == 0)
         rc = tw_mincache_end(&h->min, &audit, c, "hierarchical");
+    /* The horizon is at or below the tick of every marked slot: the first
+     * one's, stale bits included.  (A start lowers it only when a lane's
+     * bit was clear: a lane whose bit is set keeps its slot's bit set.) */
+    size_t i = first_slot(h, tw->now);
+    if (rc == 0 && i != SIZE_MAX && slot_tick(h, i, tw->now) < horizon)
+        rc = tw_fail(c, "hierarchical: slot %zu comes up at %llu, before the horizon %llu", i,
+                     (unsigned long long)slot_tick(h, i, tw->now), (unsigned long long)horizon);
     return rc;
 }
 
@@ -291,16 +299,7 @@ static int hier_next(struct tw *tw, tw_time_t *out) { return tw_hier_next(tw, HI
 
 static int hier_check(struct tw *tw, struct tw_checker *c)
 {
-    int rc = tw_hier_check(tw, HIER(tw), c, 0);
-    /* The horizon is at or below the tick of every occupied slot: the
-     * first one's.  (The start leaf lowers it only when a lane's bit was
-     * clear: a lane whose bit is set keeps its slot's bit set.) */
-    size_t i = first_slot(HIER(tw), tw->now);
-    if (rc == 0 && i != SIZE_MAX && slot_tick(HIER(tw), i, tw->now) < tw->horizon)
-        rc = tw_fail(c, "hierarchical: slot %zu comes up at %llu, before the horizon %llu", i,
-                     (unsigned long long)slot_tick(HIER(tw), i, tw->now),
-                     (unsigned long long)tw->horizon);
-    return rc;
+    return tw_hier_check(tw, HIER(tw), c, 0, tw->horizon);
 }
 
 const struct tw_ops tw_hier_ops = {

@@ -166,7 +166,14 @@ static int hybrid_check(struct tw *tw, struct tw_checker *c)
     struct hybrid_state *H = HYB(tw);
     int rc = tw_lawn_check(tw, &H->lawn, c, HYB_F_LAWN, H->lawn_horizon);
     if (rc == 0)
-        rc = tw_hier_check(tw, &H->wheel, c, HYB_F_LAWN);
+        rc = tw_hier_check(tw, &H->wheel, c, HYB_F_LAWN, H->wheel_horizon);
+    /* The facility's horizon is the earlier of the parts' (collect sets it
+     * so; the leaves lower it with the part's own). */
+    tw_time_t part = H->wheel_horizon < H->lawn_horizon ? H->wheel_horizon : H->lawn_horizon;
+    if (rc == 0 && tw->horizon > part)
+        rc = tw_fail(c, "hybrid: horizon %llu above its parts' (wheel %llu, lawn %llu)",
+                     (unsigned long long)tw->horizon, (unsigned long long)H->wheel_horizon,
+                     (unsigned long long)H->lawn_horizon);
     return rc;
 }
 
