@@ -73,8 +73,8 @@
  *     expire and tcp, whose intervals take ~n distinct values up to 2^16,
  *     from n = 1e4 on; in ttl when D and n are both large);
  *   - the default run's time budget (3 minutes on 2 cores): at n = 1e6,
- *     libuv and libevent run startstop, churn, tcp, tick, ttl-1 and
- *     ttl-many but not expire, ttl-8, ttl-64 and ttl-8-fifo (their pointer
+ *     libuv and libevent run startstop, churn, restart, tcp, tick, ttl-1
+ *     and ttl-many but not expire, ttl-8, ttl-64 and ttl-8-fifo (their pointer
  *     heaps miss the cache at every level: 3-9 s per cell); an explicit --n
  *     runs all.
  *
