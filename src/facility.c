@@ -604,10 +604,17 @@ TW_INLINE bool start_hybrid_part(struct tw *tw, struct tw_timer *t, tw_time_t de
     if (pending)
         tw_list_del(&t->tw_u.link);
     arm_node(t, deadline, tw->word_mine);
-    tw_time_t up = tw_hier_place(&H->wheel, t, tw->now);
-    if (up < H->wheel_horizon)
-        H->wheel_horizon = up;
-    tw_horizon_lower(tw, up);
+    unsigned shift;
+    size_t i = tw_hier_slot(&H->wheel, deadline, tw->now, &shift);
+    if (tw_slots_add_lane(&H->wheel.s, i, tw_lane_of(t), &t->tw_u.link, TW_LANE_SHIFT)) {
+        /* A lane's first timer.  A lane that had timers has its slot's bit
+         * set, whose tick is at or above both horizons already (tw_check
+         * verifies it), as in the exact wheel's leaf. */
+        tw_time_t up = (deadline >> shift) << shift;
+        if (up < H->wheel_horizon)
+            H->wheel_horizon = up;
+        tw_horizon_lower(tw, up);
+    }
     return true;
 }
 
