@@ -604,13 +604,11 @@ TW_INLINE bool start_hybrid_part(struct tw *tw, struct tw_timer *t, tw_time_t de
     if (pending)
         tw_list_del(&t->tw_u.link);
     arm_node(t, deadline, tw->word_mine);
-    unsigned shift;
-    size_t i = tw_hier_slot(&H->wheel, deadline, tw->now, &shift);
-    if (tw_slots_add_lane(&H->wheel.s, i, tw_lane_of(t), &t->tw_u.link, TW_LANE_SHIFT)) {
+    tw_time_t up;
+    if (tw_hier_link(&H->wheel, t, deadline, tw->now, &up)) {
         /* A lane's first timer.  A lane that had timers has its slot's bit
          * set, whose tick is at or above both horizons already (tw_check
          * verifies it), as in the exact wheel's leaf. */
-        tw_time_t up = (deadline >> shift) << shift;
         if (up < H->wheel_horizon)
             H->wheel_horizon = up;
         tw_horizon_lower(tw, up);
@@ -900,11 +898,13 @@ int tw_stop(struct tw *tw, struct tw_timer *t)
             tw_list_del(&t->tw_u.link);
             return stopped(tw, t);
         }
-        /* word_queued is word_mine but in the hybrid: floor is stop_floor;
-         * next is the list's head, on both sides (the no-migration wheel's:
-         * a slot's lane or a core list, either emptied alike) */
-        if (tw->scheme == TW_HIERARCHICAL || tw->scheme == TW_HIERARCHICAL_COARSE ||
-            (tw->scheme == TW_HYBRID && w == tw->word_mine)) /* the hybrid's wheel */
+        /* Alone in its list, next its head on both sides.  Only the wheels,
+         * Lawn and the hybrid get here (every other scheme's stop_floor is
+         * the end of time), and word_queued is word_mine but in the
+         * hybrid, where it marks a queued node: so this is a node in a
+         * wheel's list (the no-migration wheel's may be a core list,
+         * emptied alike). */
+        if (w == tw->word_mine && tw->scheme != TW_LAWN)
             return stop_lane_last(tw, t, next);
     }
     return stop_other(tw, t);

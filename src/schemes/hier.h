@@ -52,16 +52,26 @@ int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out);
 int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c, uint32_t forbid,
                   tw_time_t horizon);
 
-/* Place t against reference time `ref` (< its deadline): the level of the
- * highest digit in which they differ, the slot of t's digit there.
- * Returns the tick at which its slot comes up, when collect must first
- * look at it. */
+/* Place t, deadline e, against reference time `ref` (< e): the level of
+ * the highest digit in which they differ, the slot of e's digit there, the
+ * lane of t's address.  *up: the tick at which its slot comes up, when
+ * collect must first look at it.  Returns true if the lane was empty (its
+ * bits are set now). */
+TW_INLINE bool tw_hier_link(struct hier_state *h, struct tw_timer *t, tw_time_t e, tw_time_t ref,
+                            tw_time_t *up)
+{
+    unsigned shift;
+    size_t i = tw_hier_slot(h, e, ref, &shift);
+    *up = (e >> shift) << shift;
+    return tw_slots_add_lane(&h->s, i, tw_lane_of(&t->tw_u.link), &t->tw_u.link, TW_LANE_SHIFT);
+}
+
+/* tw_hier_link() of t's own deadline; returns the tick its slot comes up. */
 TW_INLINE tw_time_t tw_hier_place(struct hier_state *h, struct tw_timer *t, tw_time_t ref)
 {
-    tw_time_t e = t->tw_expires;
-    unsigned shift;
-    tw_slots_add(&h->s, tw_hier_slot(h, e, ref, &shift), &t->tw_u.link, TW_LANE_SHIFT);
-    return (e >> shift) << shift;
+    tw_time_t up;
+    (void)tw_hier_link(h, t, t->tw_expires, ref, &up);
+    return up;
 }
 
 /* Start and stop, inline for the schemes that embed the wheel: these are
