@@ -1030,6 +1030,90 @@ static void case_lone_far_restart(struct ctx *c)
     ASSERT_OK(tw_destroy(tw));
 }
 
+/* Timeouts pushed back a little, the common restart: pending timers at
+ * every level of the default wheels, each restarted in one call (tw_start()
+ * on it) to deadlines a few ticks to a few slots of its level away from
+ * the one it has, later and earlier, so that most land in the slot they
+ * are in and some cross into the next or the one before (a move that kept
+ * such a node in place was tried: docs/design.md, "Restart in place").
+ * After each restart
+ * tw_check (which for the exact wheel verifies that every node sits in the
+ * slot a start now would give it), the count, the deadline and an exact
+ * next_expiry; then time runs in jumps and every timer fires at its last
+ * deadline (by latest_fire() on the coarse wheel), once. */
+static void case_restart_in_slot(struct ctx *c)
+{
+    enum { N = 10 };
+    CREATE(tw);
+    struct ttimer t[N];
+    tw_time_t base[N], armed[N];
+    tw_time_t now = tw_now(tw), ne = 0;
+    for (int i = 0; i < N; i++) {
+        tt_init(&t[i], i);
+        /* 7, then about 2^(4i+4): levels 0 to 6 of the 6-bit wheels */
+        base[i] = cap_interval(tw, i == 0 ? 7 : ((tw_time_t)1 << (4 * i + 4)) + 3 * (tw_time_t)i);
+        ASSERT_OK(tw_start(tw, &t[i].node, base[i]));
+        armed[i] = now;
+    }
+    ASSERT_CHECK(tw);
+    uint64_t x = 0x2545f4914f6cdd1du;
+    for (int k = 0; k < 40 * N; k++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        int i = k % N;
+        /* a step of up to 2^(j) ticks, j at most the timer's level's digit
+         * and two bits beyond it, down or up */
+        unsigned top = (unsigned)(64 - __builtin_clzll(base[i] | 1));
+        tw_time_t step = (x >> 8) & (((tw_time_t)1 << (x % (top + 1))) - 1);
+        tw_time_t iv = tw_timer_deadline(&t[i].node) - now;
+        iv = (x & 128) ? iv + step : (iv > step + 1 ? iv - step : 1);
+        iv = cap_interval(tw, iv);
+        ASSERT_OK(tw_start(tw, &t[i].node, iv)); /* pending: moved */
+        armed[i] = now;
+        ASSERT_CHECK(tw);
+        ASSERT_EQ_U64(tw_count(tw), N);
+        ASSERT_EQ_U64(tw_timer_deadline(&t[i].node), sat_add(now, iv));
+        tw_time_t mn = TW_TIME_MAX, ml = TW_TIME_MAX;
+        for (int j = 0; j < N; j++) {
+            mn = min_u64(mn, tw_timer_deadline(&t[j].node));
+            ml = min_u64(ml, latest_fire(c->scheme, armed[j], tw_timer_deadline(&t[j].node)));
+        }
+        ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 1);
+        if (scheme_exact(c->scheme))
+            ASSERT_EQ_U64(ne, mn);
+        else
+            ASSERT_LE_U64(ne, ml);
+        RETURN_IF_FAILED();
+        /* now and then time moves, to the tick before the earliest deadline */
+        if (k % 37 == 36 && mn > now + 1) {
+            ASSERT_EQ_INT(tw_advance(tw, mn - 1), 0);
+            ASSERT_CHECK(tw);
+            now = tw_now(tw);
+        }
+    }
+    /* Every timer in deadline order: it fires at its last deadline. */
+    for (int left = N; left > 0; left--) {
+        int e = -1;
+        for (int j = 0; j < N; j++)
+            if (tw_timer_pending(&t[j].node) &&
+                (e < 0 || tw_timer_deadline(&t[j].node) < tw_timer_deadline(&t[e].node)))
+                e = j;
+        if (e < 0)
+            break; /* fired with an earlier one */
+        fire_one(c, tw, &t[e], armed[e]);
+        RETURN_IF_FAILED();
+    }
+    for (int j = 0; j < N; j++) {
+        ASSERT_EQ_INT(t[j].fired, 1);
+        ASSERT_GE_U64(t[j].fired_at, tw_timer_deadline(&t[j].node));
+        if (scheme_exact(c->scheme))
+            ASSERT_EQ_U64(t[j].fired_at, max_u64(tw_timer_deadline(&t[j].node), now));
+    }
+    ASSERT_EQ_U64(tw_count(tw), 0);
+    ASSERT_OK(tw_destroy(tw));
+}
+
 /* ------------------------------------------------------------- pull API */
 
 static void case_pull(struct ctx *c)
@@ -1654,6 +1738,7 @@ const struct test_case test_suite_cases[] = {
     {"stop_idle_and_twice", case_stop_idle_and_twice, 1},
     {"rearm_pending", case_rearm_pending, 1},
     {"lone_far_restart", case_lone_far_restart, 1},
+    {"restart_in_slot", case_restart_in_slot, 1},
     {"pull", case_pull, 1},
     {"pull_stop_from_callback", case_pull_stop_from_callback, 1},
     {"pull_order", case_pull_order, 1},

@@ -264,6 +264,26 @@ static void do_stop(struct diff *d, struct mtimer *m)
         m->touched = 1;
 }
 
+/* A pending timer's deadline pushed back or brought forward a little (up to
+ * 2^k ticks, k below 30), by tw_start() on it: the common restart, which
+ * mostly lands in the slot the timer is in. */
+static void do_nudge(struct diff *d, struct mtimer *m)
+{
+    if (m->state != M_PENDING || m->deadline <= d->now || m->deadline == TW_TIME_MAX) {
+        do_start(d, m, gen_interval(d));
+        return;
+    }
+    tw_time_t iv = m->deadline - d->now;
+    tw_time_t step = rng_below(&d->r, (tw_time_t)1 << rng_below(&d->r, 30)) + 1;
+    if (rng_pct(&d->r, 50))
+        iv = iv > step ? iv - step : 1;
+    else
+        iv = iv < TW_TIME_MAX - d->now - step ? iv + step : iv;
+    if (iv > d->maxi)
+        iv = d->maxi;
+    do_start(d, m, iv);
+}
+
 /* What a callback may do besides being counted. */
 static void cb_act(struct diff *d, struct mtimer *self)
 {
@@ -276,7 +296,10 @@ static void cb_act(struct diff *d, struct mtimer *self)
         do_stop(d, pick(d));
         break;
     case 2:
-        do_start(d, pick(d), gen_interval(d));
+        if (rng_pct(&d->r, 30))
+            do_nudge(d, pick(d));
+        else
+            do_start(d, pick(d), gen_interval(d));
         break;
     case 3:
         do_start_at(d, pick(d), gen_deadline(d));
@@ -546,8 +569,10 @@ static void run_one(struct ctx *c, struct diff *d, const struct tw_config *cfg)
         c->step = step;
         d->stat_ops++;
         uint64_t p = rng_below(&d->r, 100);
-        if (p < 28) {
+        if (p < 20) {
             do_start(d, pick(d), gen_interval(d));
+        } else if (p < 28) {
+            do_nudge(d, pick(d));
         } else if (p < 40) {
             do_start_at(d, pick(d), gen_deadline(d));
         } else if (p < 43) {
