@@ -20,6 +20,9 @@
  *                until all fired; ns per timer, both phases
  *     tcp        steady state, ~95% of timers stopped before they expire;
  *                ns per operation (restart or expiry)
+ *     idle       tcp's steady state with a fixed idle timeout of 2^16 ticks,
+ *                each reset one call of the target's restart (as restart);
+ *                ns per operation (reset or expiry)
  *     tick       n pending far out ([2^43, 2^44)); ns per advance of one tick
  *                with nothing due, and (tick-jump) ns per jump of 2^36 ticks
  *     ttl-1, ttl-8, ttl-64, ttl-many
@@ -261,6 +264,8 @@ static const struct wdef wdefs[] = {
      NULL, NULL, 0, NULL, 0},
     {"tcp", WL_TCP, 0, "ns per operation (restart or expiry), ~95% stopped before expiry", NULL,
      NULL, 0, NULL, 0},
+    {"idle", WL_TCP, 0, "ns per operation: an idle timeout pushed back to now + 2^16 (one call), "
+     "or its expiry", NULL, NULL, 0, NULL, 1},
     {"tick", WL_TICK, 0, "ns per advance of one tick, nothing due, n far timers pending",
      "tick-jump", "ns per jump of 2^36 ticks over n timers pending beyond it", 0, "ns per jump", 0},
     {"ttl-1", WL_TTL, 1, "ns per timer (start + expire), 1 TTL, n pending", "ttl-1-stop",
@@ -308,7 +313,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: twbench [options]\n"
             "       twbench advise [options]   (twbench advise --help)\n"
-            "  --workload NAME[,NAME]  startstop, churn, restart, expire, tcp, tick, ttl-1,\n"
+            "  --workload NAME[,NAME]  startstop, churn, restart, expire, tcp, idle, tick, ttl-1,\n"
             "                          ttl-8, ttl-64, ttl-8-fifo, ttl-many, ttl-sweep, fig9;\n"
             "                          ttl (all ttl-*),\n"
             "                          or all (default)\n"
@@ -433,7 +438,7 @@ static void add_workload(const char *name)
             select_wdef(w);
             return;
         }
-    usage_error("unknown workload '%s' (known: startstop, churn, restart, expire, tcp, tick, "
+    usage_error("unknown workload '%s' (known: startstop, churn, restart, expire, tcp, idle, tick, "
                 "ttl-1, ttl-8, ttl-64, ttl-8-fifo, ttl-many, ttl-sweep, fig9, ttl, all)",
                 name);
 }
@@ -1155,9 +1160,9 @@ static const char *known_flat_why(const char *base, int scheme)
 static enum claim claim_for(const char *sname, const struct target *t, const char **why)
 {
     char base[40];
-    /* churn-any, restart and restart-any: churn's operations */
+    /* churn-any, restart and restart-any: churn's operations; idle: tcp's */
     int churn = !strcmp(sname, "churn-any") || !strncmp(sname, "restart", 7);
-    snprintf(base, sizeof base, "%.39s", churn ? "churn" : sname);
+    snprintf(base, sizeof base, "%.39s", churn ? "churn" : !strcmp(sname, "idle") ? "tcp" : sname);
     int stop = strstr(base, "-stop") != NULL;
     int ttl = strncmp(base, "ttl-", 4) == 0;
     int scheme = t->scheme;
@@ -1654,11 +1659,12 @@ static void print_series(const struct series *s)
             printf("   %s: intervals drawn in [1, %llu] (its MaxInterval) instead of [1, 2^16]\n",
                    targets[ti].name, (unsigned long long)targets[ti].max_interval);
         if (targets[ti].late && !targets[ti].missing &&
-            (!strcmp(s->name, "expire") || !strncmp(s->name, "ttl-", 4) || !strcmp(s->name, "tcp")))
+            (!strcmp(s->name, "expire") || !strncmp(s->name, "ttl-", 4) || !strcmp(s->name, "tcp") ||
+             !strcmp(s->name, "idle")))
             printf("   %s fires a timer one tick after its deadline (deadline < now)\n",
                    targets[ti].name);
     }
-    if (!strcmp(s->name, "tcp")) {
+    if (!strcmp(s->name, "tcp") || !strcmp(s->name, "idle")) {
         double lo = 101, hi = -1;
         for (int xi = 0; xi < s->nx; xi++)
             for (int ti = 0; ti < ntargets; ti++) {
@@ -1670,7 +1676,7 @@ static void print_series(const struct series *s)
                 hi = p > hi ? p : hi;
             }
         if (hi >= 0)
-            printf("   share of operations that stopped a timer before expiry: %.1f%% .. %.1f%%\n",
+            printf("   share of operations that restarted a timer before expiry: %.1f%% .. %.1f%%\n",
                    lo, hi);
     }
     if (s->by_ttls) {

@@ -32,7 +32,7 @@
  *
  * Repetitions.  Every workload runs one warm-up window and then spec->reps
  * measured windows, each timed as a whole with CLOCK_MONOTONIC (never per
- * operation).  In the steady-state workloads (startstop, churn, tcp, tick,
+ * operation).  In the steady-state workloads (startstop, churn, tcp, idle, tick,
  * ttl) the windows are successive stretches of the same run on one facility,
  * which the window before leaves in the same state as it found it (n timers
  * pending, same distributions): setting n timers up costs more than
@@ -302,6 +302,14 @@ static void wl_expire(const struct wl_spec *s, struct rng *r, struct wl_result *
  * about `ops` restarts.
  * Figure: ns per operation, an operation being one restart or one expiry
  * (with its restart), each carrying its share of the per-tick advances.
+ *
+ * idle (s->restart): the same steps, but each connection's timer is an
+ * idle timeout of fixed length I: a reset pushes it back to now + I with
+ * one call of the target's restart of a pending timer (drv_restart(), as
+ * in restart), and an expiry starts a fresh one of length I.  A reset
+ * moves the deadline by the time since the last one (about I/20 on
+ * average), the pattern of a server's idle and keepalive timers (libev's
+ * documentation, "Be smart about timeouts"); almost none expire.
  */
 static void wl_tcp(const struct wl_spec *s, struct rng *r, struct wl_result *res)
 {
@@ -316,7 +324,7 @@ static void wl_tcp(const struct wl_spec *s, struct rng *r, struct wl_result *res
     wl_fill(&d, s->n, r, s->lo, s->hi);
     wl_note_memory(s, res, drv_facility_bytes(&d));
     c.rearm = 1;
-    c.lo = s->lo;
+    c.lo = s->restart ? s->hi : s->lo;
     c.hi = s->hi;
 
     uint64_t now = 0, acc = 0;
@@ -328,8 +336,12 @@ static void wl_tcp(const struct wl_spec *s, struct rng *r, struct wl_result *res
             acc += rate_fp;
             for (uint64_t k = acc >> 32; k; k--) {
                 size_t i = (size_t)rng_below(r, s->n);
-                drv_stop(&d, i);
-                drv_start(&d, i, rng_range(r, s->lo, s->hi));
+                if (s->restart) {
+                    drv_restart(&d, i, s->hi);
+                } else {
+                    drv_stop(&d, i);
+                    drv_start(&d, i, rng_range(r, s->lo, s->hi));
+                }
                 stops++;
             }
             acc &= 0xffffffffu;
