@@ -44,6 +44,7 @@
 #error "define WL_RUN and the driver before including workloads.h"
 #endif
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -309,8 +310,26 @@ static void wl_expire(const struct wl_spec *s, struct rng *r, struct wl_result *
  * in restart), and an expiry starts a fresh one of length I.  A reset
  * moves the deadline by the time since the last one (about I/20 on
  * average), the pattern of a server's idle and keepalive timers (libev's
- * documentation, "Be smart about timeouts"); almost none expire.
+ * documentation, "Be smart about timeouts"); almost none expire.  The
+ * timers start in that steady state (wl_fill_idle()).
  */
+/* idle's timers as its steady state has them from the first step: each
+ * one last reset an exponentially distributed time ago (mean I/20, the
+ * reset rate), so its deadline is now + I - age; an age beyond I would
+ * have expired, and a fresh timeout of I taken its place.  (Uniform
+ * intervals instead would expire for many times the warm-up.) */
+static void wl_fill_idle(struct drv *d, size_t n, struct rng *r, uint64_t idle)
+{
+    uint32_t *p = wl_perm(n, r);
+    for (size_t i = 0; i < n; i++) {
+        double u = ((double)(rng_next(r) >> 11) + 0.5) * 0x1p-53; /* (0, 1) */
+        double age = -log(u) * (double)idle / 20.0;
+        uint64_t a = age < (double)idle ? (uint64_t)age : 0;
+        drv_start(d, p[i], idle - a);
+    }
+    free(p);
+}
+
 static void wl_tcp(const struct wl_spec *s, struct rng *r, struct wl_result *res)
 {
     struct drv d;
@@ -321,7 +340,10 @@ static void wl_tcp(const struct wl_spec *s, struct rng *r, struct wl_result *res
     const uint64_t steps = (uint64_t)((double)s->ops / rate) + 1;
 
     wl_open(&d, s, s->n, &c);
-    wl_fill(&d, s->n, r, s->lo, s->hi);
+    if (s->restart)
+        wl_fill_idle(&d, s->n, r, s->hi);
+    else
+        wl_fill(&d, s->n, r, s->lo, s->hi);
     wl_note_memory(s, res, drv_facility_bytes(&d));
     c.rearm = 1;
     c.lo = s->restart ? s->hi : s->lo;
