@@ -1664,7 +1664,10 @@ static void print_series(const struct series *s)
         else if (why)
             printf("   %s: %s >= %s %s\n", targets[ti].name, s->by_ttls ? "D" : "n",
                    fmt_n(from, nb, sizeof nb), why);
-        if (folded)
+        if (folded && !strcmp(s->name, "idle"))
+            printf("   %s: idle timeout %llu (its MaxInterval) instead of 2^16\n",
+                   targets[ti].name, (unsigned long long)targets[ti].max_interval);
+        else if (folded)
             printf("   %s: intervals drawn in [1, %llu] (its MaxInterval) instead of [1, 2^16]\n",
                    targets[ti].name, (unsigned long long)targets[ti].max_interval);
         if (targets[ti].late && !targets[ti].missing &&

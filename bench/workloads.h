@@ -284,6 +284,23 @@ static void wl_expire(const struct wl_spec *s, struct rng *r, struct wl_result *
     }
 }
 
+/* idle's timers as its steady state has them from the first step: each
+ * one last reset an exponentially distributed time ago (mean I/20, the
+ * reset rate), so its deadline is now + I - age; an age beyond I would
+ * have expired, and a fresh timeout of I taken its place.  (tcp's uniform
+ * initial intervals would go on expiring long after the warm-up.) */
+static void wl_fill_idle(struct drv *d, size_t n, struct rng *r, uint64_t idle)
+{
+    uint32_t *p = wl_perm(n, r);
+    for (size_t i = 0; i < n; i++) {
+        double u = ((double)(rng_next(r) >> 11) + 0.5) * 0x1p-53; /* (0, 1) */
+        double age = -log(u) * (double)idle / 20.0;
+        uint64_t a = age < (double)idle ? (uint64_t)age : 0;
+        drv_start(d, p[i], idle - a);
+    }
+    free(p);
+}
+
 /*
  * tcp: the steady state of n connections, each with one retransmission /
  * idle timer of interval uniform in [lo, hi] (I = hi).  Exactly:
@@ -313,23 +330,6 @@ static void wl_expire(const struct wl_spec *s, struct rng *r, struct wl_result *
  * documentation, "Be smart about timeouts"); almost none expire.  The
  * timers start in that steady state (wl_fill_idle()).
  */
-/* idle's timers as its steady state has them from the first step: each
- * one last reset an exponentially distributed time ago (mean I/20, the
- * reset rate), so its deadline is now + I - age; an age beyond I would
- * have expired, and a fresh timeout of I taken its place.  (Uniform
- * intervals instead would expire for many times the warm-up.) */
-static void wl_fill_idle(struct drv *d, size_t n, struct rng *r, uint64_t idle)
-{
-    uint32_t *p = wl_perm(n, r);
-    for (size_t i = 0; i < n; i++) {
-        double u = ((double)(rng_next(r) >> 11) + 0.5) * 0x1p-53; /* (0, 1) */
-        double age = -log(u) * (double)idle / 20.0;
-        uint64_t a = age < (double)idle ? (uint64_t)age : 0;
-        drv_start(d, p[i], idle - a);
-    }
-    free(p);
-}
-
 static void wl_tcp(const struct wl_spec *s, struct rng *r, struct wl_result *res)
 {
     struct drv d;
