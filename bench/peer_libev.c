@@ -96,6 +96,10 @@ static void lnode_fired(struct ev_loop *loop, ev_timer *w, int revents)
     struct wl_ctx *c = b->user;
     wl_fired(c, (size_t)(b - (const struct lnode *)c->nodes));
     if (c->rearm) {
+        /* A watcher restarted with repeat set (restart, idle) has been
+         * re-armed by libev already: it must be stopped before it is set. */
+        if (ev_is_active(w))
+            ev_timer_stop(loop, w);
         ev_timer_set(w, ticks_s(rng_range(&c->rng, c->lo, c->hi)), 0.);
         ev_timer_start(loop, w);
     }
@@ -145,10 +149,11 @@ static inline void drv_stop(struct drv *d, size_t i)
     ev_timer_stop(d->loop, w);
 }
 
-/* libev's own restart, "the most efficient way to reset a timeout" in its
- * manual: with repeat set, ev_timer_again() on an active watcher moves its
- * deadline to now + repeat and adjusts the heap in place.  The workloads
- * that use it (restart) never let the watcher fire. */
+/* libev's own restart of an active timer, the second method of its
+ * manual's "Be smart about timeouts": with repeat set, ev_timer_again()
+ * moves the deadline to now + repeat and adjusts the heap in place.  A
+ * watcher so restarted that fires (idle, rarely) is re-armed by libev
+ * before the callback, which stops it first (lnode_fired()). */
 static inline void drv_restart(struct drv *d, size_t i, uint64_t interval)
 {
     ev_timer *w = &d->nodes[i].w;
