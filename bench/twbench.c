@@ -76,7 +76,7 @@
  *     expire and tcp, whose intervals take ~n distinct values up to 2^16,
  *     from n = 1e4 on; in ttl when D and n are both large);
  *   - the default run's time budget (3 minutes on 2 cores): at n = 1e6,
- *     libuv and libevent run startstop, churn, restart, tcp, tick, ttl-1
+ *     libuv and libevent run startstop, churn, restart, tcp, idle, tick, ttl-1
  *     and ttl-many but not expire, ttl-8, ttl-64 and ttl-8-fifo (their pointer
  *     heaps miss the cache at every level: 3-9 s per cell); an explicit --n
  *     runs all.
@@ -1186,8 +1186,8 @@ static enum claim claim_for(const char *sname, const struct target *t, const cha
             return CLAIM_FLAT;
         }
         if (!strcmp(sname, "idle")) {
-            *why = "an O(n) walk when now reaches the earliest deadline, once per "
-                   "~I/3..I/2 ticks here (20n/I resets per tick): O(1) per reset";
+            *why = "an O(n) walk when now reaches the earliest deadline, about once per "
+                   "I/2..2I/3 ticks at the n it runs (20n/I resets per tick): O(1) per reset";
             return CLAIM_FLAT;
         }
         *why = "Table II: O(n) per tick";

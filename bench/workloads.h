@@ -301,16 +301,17 @@ static void wl_expire(const struct wl_spec *s, struct rng *r, struct wl_result *
 
 /* idle's timers as its steady state has them from the first step: each
  * one last reset an exponentially distributed time ago (mean I/20, the
- * reset rate), so its deadline is now + I - age; an age beyond I would
- * have expired, and a fresh timeout of I taken its place.  (tcp's uniform
- * initial intervals would go on expiring long after the warm-up.) */
+ * reset rate), so its deadline is now + I - age, where an age beyond I
+ * counts from the fresh timeout its expiry started: the exponential taken
+ * modulo I.  (tcp's uniform initial intervals would go on expiring long
+ * after the warm-up.) */
 static void wl_fill_idle(struct drv *d, size_t n, struct rng *r, uint64_t idle)
 {
     uint32_t *p = wl_perm(n, r);
     for (size_t i = 0; i < n; i++) {
         double u = ((double)(rng_next(r) >> 11) + 0.5) * 0x1p-53; /* (0, 1) */
-        double age = -log(u) * (double)idle / 20.0;
-        uint64_t a = age < (double)idle ? (uint64_t)age : 0;
+        /* an age beyond I is that much beyond the fresh timeout's start */
+        uint64_t a = (uint64_t)fmod(-log(u) * (double)idle / 20.0, (double)idle);
         drv_start(d, p[i], idle - a);
     }
     free(p);
