@@ -1080,10 +1080,12 @@ static void case_restart_in_slot(struct ctx *c)
             ml = min_u64(ml, latest_fire(c->scheme, armed[j], tw_timer_deadline(&t[j].node)));
         }
         ASSERT_EQ_INT(tw_next_expiry(tw, &ne), 1);
-        if (scheme_exact(c->scheme))
+        if (scheme_exact(c->scheme)) {
             ASSERT_EQ_U64(ne, mn);
-        else
+        } else {
+            ASSERT_GE_U64(ne, mn);
             ASSERT_LE_U64(ne, ml);
+        }
         RETURN_IF_FAILED();
         /* now and then time moves, to the tick before the earliest deadline */
         if (k % 37 == 36 && mn > now + 1) {

@@ -278,7 +278,7 @@ static void do_nudge(struct diff *d, struct mtimer *m)
     if (rng_pct(&d->r, 50))
         iv = iv > step ? iv - step : 1;
     else
-        iv = iv < TW_TIME_MAX - d->now - step ? iv + step : iv;
+        iv = step < TW_TIME_MAX - d->now - iv ? iv + step : iv;
     if (iv > d->maxi)
         iv = d->maxi;
     do_start(d, m, iv);
