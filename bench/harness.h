@@ -65,6 +65,7 @@ struct slope {
 
 struct series {
     char name[40];         /* "startstop", "tick-jump", "ttl-8-stop" */
+    int wl;                /* its workload's enum wl_id (tcp and idle: WL_TCP) */
     const char *figure;    /* what a cell is */
     const char *unit;      /* "ns per op", "ns per jump" */
     int second;            /* the workload's second figure (wl_result.ns2) */

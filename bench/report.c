@@ -114,7 +114,7 @@ static void json_cell(FILE *f, int *first, const struct series *s, int xi, int t
     if (!strcmp(s->name, "expire") && r->ops)
         fprintf(f, ", \"start_ns_per_timer\": %.3f, \"advance_ns_per_timer\": %.3f",
                 (double)r->phase1_ns / (double)r->ops, (double)r->phase2_ns / (double)r->ops);
-    if (!strcmp(s->name, "tcp") || !strcmp(s->name, "idle"))
+    if (s->wl == WL_TCP)
         fprintf(f, ", \"restarts\": %llu, \"expiries\": %llu, \"stopped_share\": %.4f",
                 (unsigned long long)r->stops, (unsigned long long)r->fired,
                 r->ops ? (double)r->stops / (double)r->ops : 0.0);

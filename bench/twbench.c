@@ -992,7 +992,9 @@ static void run_wdef(int w)
     int sweep = wd->id == WL_TTL && wd->ttls == 0;
     struct series *s1 = new_series(wd->name, wd->figure, sweep);
     struct series *s2 = wd->name2 ? new_series(wd->name2, wd->figure2, sweep) : NULL;
+    s1->wl = wd->id;
     if (s2) {
+        s2->wl = wd->id;
         s2->second = 1;
         if (wd->unit2)
             s2->unit = wd->unit2;
@@ -1671,12 +1673,11 @@ static void print_series(const struct series *s)
             printf("   %s: intervals drawn in [1, %llu] (its MaxInterval) instead of [1, 2^16]\n",
                    targets[ti].name, (unsigned long long)targets[ti].max_interval);
         if (targets[ti].late && !targets[ti].missing &&
-            (!strcmp(s->name, "expire") || !strncmp(s->name, "ttl-", 4) || !strcmp(s->name, "tcp") ||
-             !strcmp(s->name, "idle")))
+            (s->wl == WL_EXPIRE || s->wl == WL_TTL || s->wl == WL_TCP))
             printf("   %s fires a timer one tick after its deadline (deadline < now)\n",
                    targets[ti].name);
     }
-    if (!strcmp(s->name, "tcp") || !strcmp(s->name, "idle")) {
+    if (s->wl == WL_TCP) {
         double lo = 101, hi = -1;
         for (int xi = 0; xi < s->nx; xi++)
             for (int ti = 0; ti < ntargets; ti++) {

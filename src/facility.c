@@ -671,9 +671,10 @@ START_COPY(start_lawn, start_leaf, INL_LAWN)
 START_COPY(start_hybrid, start_leaf, INL_HYBRID)
 
 /* The no-migration wheel's start in its common case, as a leaf: a node
- * idle or pending here, a deadline after now (interval 0, a sum that
- * wraps and the end of time go to the full path, start_full_ops(), as
- * does everything else).  A pending node leaves whatever list holds it, a
+ * idle or pending here, a deadline after now (interval 0 and a sum that
+ * wraps go to the full path, start_full_ops(), which saturates it, as does
+ * everything else; a deadline of exactly the end of time is linked here,
+ * as the scheme's insert would).  A pending node leaves whatever list holds it, a
  * slot's lane or a core list, with one unlink: a lane it empties keeps its
  * bits, as in stop_lane_last().  The placement is the scheme's own
  * (tw_coarse_link()).  Its floors never move, so nothing else changes. */
