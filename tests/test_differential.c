@@ -656,7 +656,7 @@ static void case_differential(struct ctx *c)
                 cfg.levels = 0;
                 break;
             case TW_HIERARCHICAL_COARSE:
-                /* the smallest it accepts (twheel.h says 2; reported) */
+                /* the smallest it accepts (twheel.h: 16) */
                 cfg.slots = 16;
                 cfg.levels = 0;
                 break;

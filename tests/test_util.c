@@ -27,13 +27,12 @@ tw_time_t latest_fire_slots(enum tw_scheme s, uint32_t slots, tw_time_t start_no
 {
     if (s != TW_HIERARCHICAL_COARSE || deadline <= start_now || slots <= 2)
         return deadline;
-    /* TODO(lead): this is the bound twheel.h documents for
-     * hierarchical_coarse: late by less than 8/(S-2) of the interval d,
-     * i.e. at most floor(8 d / (S-2)) ticks, saturated at TW_TIME_MAX.  (The
-     * first placeholder, d/8 + 64, was tighter than the documented bound for
-     * d above ~16000 with S = 64.)  Refine here if the bound changes. */
-    tw_time_t d = deadline - start_now, m = slots - 2u;
-    tw_time_t slack = sat_add(d / m * 8u, (d % m) * 8u / m);
+    /* The bound twheel.h documents for hierarchical_coarse: late by less
+     * than 8/(S-2) of the interval d, i.e. by at most the largest whole
+     * number of ticks below 8 d / (S-2): floor((8 d - 1) / (S-2)), computed
+     * without forming 8 d (d = q m + r), saturated at TW_TIME_MAX. */
+    tw_time_t d = deadline - start_now, m = slots - 2u, q = d / m, r = d % m;
+    tw_time_t slack = r == 0 ? q * 8u - 1u : q * 8u + (r * 8u - 1u) / m;
     return sat_add(deadline, slack);
 }
 
