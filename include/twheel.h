@@ -265,11 +265,14 @@ TW_EXTERN int tw_ttl_hint(struct tw *tw, tw_time_t ttl, enum tw_ttl_hint hint);
 /* Per-tick bookkeeping up to `now` (the paper's PER_TICK_BOOKKEEPING), then
  * expiry processing by callback.  Every timer whose deadline is <= now
  * fires exactly once (hierarchical_coarse: once its rounded-up deadline is
- * <= now, never early and at most 8/(slots-2) of its interval late); all
+ * <= now, never early, and late by less than 8/(slots-2) of its interval); all
  * due timers are collected before the first callback runs, so a callback
  * may stop, restart or free any timer.  Cost is
- * O(expired + occupied slots visited), not O(now - current time), for the
- * wheel schemes.  Returns the number of callbacks run (>= 0), TW_ETIME if
+ * O(expired + occupied slots visited), not O(now - current time), for
+ * wheel, hashed_sorted, hierarchical, hierarchical_coarse and the hybrid's
+ * wheel; hashed (Scheme 6) also reads every timer of each slot it visits,
+ * n/M per slot on average, so a jump of M ticks or more reads every
+ * pending timer once, O(n).  Returns the number of callbacks run (>= 0), TW_ETIME if
  * `now` is before the current time (nothing done), TW_EBUSY if called from
  * a callback of this facility, TW_EINVAL for NULL.
  *
