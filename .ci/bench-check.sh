@@ -55,7 +55,7 @@ m = j.get("machine", {})
 for k in ("cpu", "compiler", "flags", "date"):
     check(isinstance(m.get(k), str) and m[k], "machine.%s missing" % k)
 
-want = ["startstop", "churn", "churn-any", "restart", "restart-any", "expire", "tcp", "idle", "tick", "tick-jump",
+want = ["startstop", "churn", "churn-any", "restart", "restart-any", "expire", "expire-jump", "tcp", "idle", "tick", "tick-jump",
         "ttl-1", "ttl-1-stop", "ttl-8", "ttl-8-stop", "ttl-64", "ttl-64-stop",
         "ttl-8-fifo", "ttl-8-fifo-stop", "ttl-many", "ttl-many-stop", "ttl-sweep",
         "ttl-sweep-stop"]

@@ -47,6 +47,8 @@ struct wl_spec {
     size_t n;              /* outstanding timers */
     uint64_t seed;         /* every random choice derives from it */
     uint64_t lo, hi;       /* interval range of the n timers */
+    uint64_t hi2;          /* expire-jump: the longest interval, 2^40 (wheel:
+                            * its MaxInterval) */
     uint64_t ops;          /* operations per window (see workloads.h) */
     uint32_t ttls;         /* ttl: number of distinct TTLs, D */
     int stop_fifo;         /* ttl: stop in start order, not at random */
@@ -61,7 +63,8 @@ struct wl_spec {
  * is the warm-up and is thrown away by the harness. */
 struct wl_result {
     double ns_per_op;      /* the workload's figure */
-    double ns2;            /* second figure: tick: ns per jump of 2^40;
+    double ns2;            /* second figure: tick: ns per jump of 2^36;
+                            * expire: ns per timer of one jump of 2^40;
                             * ttl: ns per stop of a random pending timer */
     uint64_t ops;          /* operations the figure is divided by */
     uint64_t ops2;         /* operations of the second figure */
