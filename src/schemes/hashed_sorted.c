@@ -10,6 +10,11 @@
  *
  *      [i] -> e=i <-> e=i+M <-> e=i+3M     sorted: the head is due first
  *
+ *     level  slots  granularity  one revolution  range
+ *       0      M      1 tick        M ticks      all 64 bits (a slot holds
+ *                                                every revolution, sorted)
+ *     (default M = 4096)
+ *
  *     START_TIMER            O(1) avg, O(n) worst   sorted insert, from the rear
  *     STOP_TIMER             O(1)                   unlink
  *     PER_TICK_BOOKKEEPING   O(1)                   compare one head
