@@ -197,6 +197,15 @@ struct tw_config {
  * zeroed struct (slots 0 is TW_ECONFIG for the schemes that use it). */
 TW_EXTERN int tw_config_init(struct tw_config *cfg, enum tw_scheme scheme);
 
+/* Check `cfg` as tw_create() does, without allocating anything.  Returns 0
+ * if tw_create() would accept it, TW_ECONFIG if not, TW_EINVAL for a NULL
+ * cfg.  When `why` is not NULL it is set to NULL on success, else to a
+ * static sentence naming the field and the rule it breaks, e.g. "slots: a
+ * power of two from 2 to 256".  The checks: scheme; allocator (alloc_fn
+ * and free_fn both set); options (known TW_OPT_ bits only, each for its
+ * own scheme); slots and levels as documented in struct tw_config. */
+TW_EXTERN int tw_config_check(const struct tw_config *cfg, const char **why);
+
 /* ----------------------------------------------------------------- facility */
 
 /* Create a facility.  `cfg` NULL means tw_config_init(TW_HIERARCHICAL).

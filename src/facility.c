@@ -248,6 +248,33 @@ TW_INLINE void floor_sync(struct tw *tw)
  * refused by another.  32 bits: ids are reused after 2^32 creations. */
 static _Atomic uint32_t next_id = 1;
 
+/* Why tw_create() would refuse cfg, or NULL: the scheme, the allocator,
+ * the options, then the scheme's own fields. */
+static const char *config_why(const struct tw_config *cfg)
+{
+    if ((unsigned)cfg->scheme >= TW_SCHEME_COUNT)
+        return "scheme: not an enum tw_scheme value";
+    const struct tw_ops *ops = scheme_table[cfg->scheme].ops;
+    if (cfg->allocator && (cfg->allocator->alloc_fn == NULL ||
+                           cfg->allocator->free_fn == NULL))
+        return "allocator: alloc_fn and free_fn must both be set";
+    if (cfg->options & ~(TW_OPT_LAWN_SCAN | TW_OPT_ORDERED_FRONT))
+        return "options: unknown TW_OPT_ bits";
+    if ((cfg->options & TW_OPT_LAWN_SCAN) && cfg->scheme != TW_LAWN)
+        return "options: TW_OPT_LAWN_SCAN is for lawn only";
+    if ((cfg->options & TW_OPT_ORDERED_FRONT) && cfg->scheme != TW_ORDERED)
+        return "options: TW_OPT_ORDERED_FRONT is for ordered only";
+    return ops->validate ? ops->validate(cfg) : NULL;
+}
+
+int tw_config_check(const struct tw_config *cfg, const char **why)
+{
+    const char *w = cfg == NULL ? "cfg: NULL" : config_why(cfg);
+    if (why)
+        *why = w;
+    return cfg == NULL ? TW_EINVAL : w ? TW_ECONFIG : 0;
+}
+
 int tw_create(struct tw **out, const struct tw_config *cfg)
 {
     struct tw_config def;
@@ -257,17 +284,9 @@ int tw_create(struct tw **out, const struct tw_config *cfg)
         tw_config_init(&def, TW_HIERARCHICAL);
         cfg = &def;
     }
-    if ((unsigned)cfg->scheme >= TW_SCHEME_COUNT)
+    if (config_why(cfg))
         return TW_ECONFIG;
     const struct tw_ops *ops = scheme_table[cfg->scheme].ops;
-    if (ops == NULL)
-        return TW_ECONFIG;
-    if (cfg->allocator && (cfg->allocator->alloc_fn == NULL ||
-                           cfg->allocator->free_fn == NULL))
-        return TW_ECONFIG;
-    int rc = ops->validate ? ops->validate(cfg) : 0;
-    if (rc)
-        return rc;
 
     struct tw_allocator a = {default_alloc, default_realloc, default_free, NULL};
     if (cfg->allocator)
@@ -305,7 +324,7 @@ int tw_create(struct tw **out, const struct tw_config *cfg)
     tw->insert = ops->insert;
     tw->remove = ops->remove;
     tw->reserve = ops->reserve;
-    rc = ops->init(tw, cfg);
+    int rc = ops->init(tw, cfg);
     if (rc) {
         a.free_fn(a.ctx, tw, size);
         return rc;

@@ -14,11 +14,11 @@
 
 /* The one-level tables (wheel, hashed, hashed_sorted): a power of two of
  * at most 2^28 slots. */
-int tw_slots_validate(const struct tw_config *cfg)
+const char *tw_slots_validate(const struct tw_config *cfg)
 {
     if (!tw_is_pow2(cfg->slots) || cfg->slots > (1u << 28))
-        return TW_ECONFIG;
-    return 0;
+        return "slots: a power of two from 1 to 2^28";
+    return NULL;
 }
 
 static size_t words_for(uint32_t n) { return ((size_t)n + 63) / 64; }

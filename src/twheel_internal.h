@@ -288,7 +288,7 @@ struct tw_slots {
     unsigned lshift;            /* 0 (one list per slot) or TW_LANE_SHIFT */
 };
 
-int tw_slots_validate(const struct tw_config *cfg);
+const char *tw_slots_validate(const struct tw_config *cfg);
 int tw_slots_init(struct tw *tw, struct tw_slots *s, uint32_t n, unsigned lshift);
 void tw_slots_fini(struct tw *tw, struct tw_slots *s);
 /* Every slot's and lane's bit against its lists: set iff not empty, or
@@ -492,9 +492,11 @@ struct tw_ops {
      * late, never early): then remove() is called for every pending timer,
      * wherever it is, and must cope with one on a core list. */
     bool keeps_late;
-    /* Refuse a bad configuration with TW_ECONFIG (as given: tw_create
-     * applies no defaults; tw_config_init does). */
-    int (*validate)(const struct tw_config *cfg);
+    /* NULL for a configuration the scheme accepts, else why not: a static
+     * sentence naming the field and the rule, which tw_config_check()
+     * hands out with TW_ECONFIG (as given: tw_create applies no defaults;
+     * tw_config_init does).  NULL when there is nothing to check. */
+    const char *(*validate)(const struct tw_config *cfg);
     /* Bytes of scheme state that follow struct tw (fixed part). */
     size_t (*state_size)(const struct tw_config *cfg);
     /* Initialise the state; may allocate (then TW_ENOMEM). */

@@ -264,9 +264,19 @@ static void case_owner(struct ctx *c)
 
 /* ------------------------------------------------------- configuration */
 
+/* tw_create() refuses cfg with TW_ECONFIG and leaves *out alone, and
+ * tw_config_check() says so with a reason that names `field` first. */
 static void expect_config_refused(struct ctx *c, const struct tw_config *cfg,
-                                  const char *what)
+                                  const char *what, const char *field)
 {
+    const char *why = NULL;
+    ASSERT_EQ_INT(tw_config_check(cfg, &why), TW_ECONFIG);
+    size_t fl = strlen(field);
+    if (why == NULL || strncmp(why, field, fl) != 0 || why[fl] != ':')
+        test_fail(__FILE__, __LINE__, "tw_config_check(%s, slots %u, levels %u): why \"%s\", "
+                  "expected \"%s: ...\"", what, cfg->slots, cfg->levels, why ? why : "(null)",
+                  field);
+    ASSERT_EQ_INT(tw_config_check(cfg, NULL), TW_ECONFIG);
     struct tw *out = SENTINEL;
     int rc = tw_create(&out, cfg);
     if (rc != TW_ECONFIG) {
@@ -283,6 +293,9 @@ static void expect_config_refused(struct ctx *c, const struct tw_config *cfg,
 
 static void expect_config_ok(struct ctx *c, const struct tw_config *cfg, const char *what)
 {
+    const char *why = "unset";
+    ASSERT_EQ_INT(tw_config_check(cfg, &why), 0);
+    ASSERT_EQ_PTR(why, NULL);
     struct tw *out = NULL;
     int rc = tw_create(&out, cfg);
     if (rc != 0) {
@@ -317,18 +330,24 @@ static void case_config(struct ctx *c)
     case TW_WHEEL:
     case TW_HASHED:
     case TW_HASHED_SORTED: {
-        static const uint32_t bad[] = {0, 3, 6, 100, 4095, 4097, 0x80000001u, UINT32_MAX};
+        /* twheel.h: a power of two, at most 2^28 */
+        static const uint32_t bad[] = {0,    3,          6,          100,         4095,
+                                       4097, 1u << 29,   1u << 31,   0x80000001u, UINT32_MAX};
         for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
             cfg = c->cfg;
             cfg.slots = bad[i];
-            expect_config_refused(c, &cfg, c->scheme_name);
+            expect_config_refused(c, &cfg, c->scheme_name, "slots");
         }
-        static const uint32_t good[] = {16, 64, 4096};
+        static const uint32_t good[] = {1, 16, 64, 4096};
         for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
             cfg = c->cfg;
             cfg.slots = good[i];
             expect_config_ok(c, &cfg, c->scheme_name);
         }
+        /* the cap itself, checked without allocating its 4 GiB of heads */
+        cfg = c->cfg;
+        cfg.slots = 1u << 28;
+        ASSERT_EQ_INT(tw_config_check(&cfg, NULL), 0);
         break;
     }
     case TW_HIERARCHICAL:
@@ -339,13 +358,13 @@ static void case_config(struct ctx *c)
         for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
             cfg = c->cfg;
             cfg.slots = bad[i];
-            expect_config_refused(c, &cfg, c->scheme_name);
+            expect_config_refused(c, &cfg, c->scheme_name, "slots");
         }
         static const uint32_t coarse_bad[] = {2, 4, 8};
         for (size_t i = 0; c->scheme == TW_HIERARCHICAL_COARSE && i < 3; i++) {
             cfg = c->cfg;
             cfg.slots = coarse_bad[i];
-            expect_config_refused(c, &cfg, c->scheme_name);
+            expect_config_refused(c, &cfg, c->scheme_name, "slots");
         }
         static const uint32_t good[] = {2, 4, 8, 16, 64, 256};
         for (size_t i = c->scheme == TW_HIERARCHICAL_COARSE ? 3 : 0;
@@ -355,8 +374,25 @@ static void case_config(struct ctx *c)
             cfg.levels = 0;
             expect_config_ok(c, &cfg, c->scheme_name);
             cfg.levels = 1; /* one level never covers 64 bits */
-            expect_config_refused(c, &cfg, c->scheme_name);
-            if (c->scheme != TW_HIERARCHICAL_COARSE) {
+            expect_config_refused(c, &cfg, c->scheme_name, "levels");
+            if (c->scheme == TW_HIERARCHICAL_COARSE) {
+                /* levels each 8 times coarser than the one below
+                 * (hierarchical_coarse.c): exactly one count of levels is
+                 * accepted besides 0, and one fewer is refused */
+                uint32_t need = 0;
+                for (uint32_t l = 1; l <= 70; l++) {
+                    cfg.levels = l;
+                    if (tw_config_check(&cfg, NULL) == 0) {
+                        ASSERT_EQ_INT(need, 0);
+                        need = l;
+                    }
+                }
+                ASSERT_TRUE(need > 1);
+                cfg.levels = need;
+                expect_config_ok(c, &cfg, c->scheme_name);
+                cfg.levels = need - 1;
+                expect_config_refused(c, &cfg, c->scheme_name, "levels");
+            } else {
                 /* levels of S-slot wheels, each S times coarser: 64 bits
                  * need ceil(64 / log2 S) levels, and one fewer is refused */
                 unsigned bits = log2u(good[i]);
@@ -364,7 +400,7 @@ static void case_config(struct ctx *c)
                 cfg.levels = need;
                 expect_config_ok(c, &cfg, c->scheme_name);
                 cfg.levels = need - 1;
-                expect_config_refused(c, &cfg, c->scheme_name);
+                expect_config_refused(c, &cfg, c->scheme_name, "levels");
             }
         }
         /* Absurd level counts: the header says levels is 0 or exactly what
@@ -373,7 +409,7 @@ static void case_config(struct ctx *c)
         for (size_t i = 0; i < sizeof absurd / sizeof absurd[0]; i++) {
             cfg = c->cfg;
             cfg.levels = absurd[i];
-            expect_config_refused(c, &cfg, c->scheme_name);
+            expect_config_refused(c, &cfg, c->scheme_name, "levels");
         }
         break;
     }
@@ -392,10 +428,28 @@ static void case_config(struct ctx *c)
     struct tw_allocator broken = {NULL, NULL, NULL, NULL};
     cfg = c->cfg;
     cfg.allocator = &broken;
-    struct tw *out = SENTINEL;
-    int rc = tw_create(&out, &cfg);
-    ASSERT_TRUE(rc == TW_ECONFIG || rc == TW_EINVAL);
-    ASSERT_EQ_PTR(out, SENTINEL);
+    expect_config_refused(c, &cfg, c->scheme_name, "allocator");
+    /* options: known bits only, each for its own scheme */
+    cfg = c->cfg;
+    cfg.options = 0x80u;
+    expect_config_refused(c, &cfg, c->scheme_name, "options");
+    cfg.options = TW_OPT_LAWN_SCAN;
+    if (c->scheme == TW_LAWN)
+        expect_config_ok(c, &cfg, c->scheme_name);
+    else
+        expect_config_refused(c, &cfg, c->scheme_name, "options");
+    cfg.options = TW_OPT_ORDERED_FRONT;
+    if (c->scheme == TW_ORDERED)
+        expect_config_ok(c, &cfg, c->scheme_name);
+    else
+        expect_config_refused(c, &cfg, c->scheme_name, "options");
+    /* a scheme out of the enum; a NULL configuration */
+    cfg = c->cfg;
+    cfg.scheme = (enum tw_scheme)TW_SCHEME_COUNT;
+    expect_config_refused(c, &cfg, c->scheme_name, "scheme");
+    const char *why = NULL;
+    ASSERT_EQ_INT(tw_config_check(NULL, &why), TW_EINVAL);
+    ASSERT_NOT_NULL(why);
 }
 
 /* ------------------------------------------------------------ wheel range */
@@ -849,10 +903,45 @@ const struct test_case test_suite_badinput[] = {
 const size_t test_suite_badinput_count =
     sizeof test_suite_badinput / sizeof test_suite_badinput[0];
 
+/* The footprints docs/design.md ("Memory") gives for the default
+ * configurations, as tw_memory() reports them on x86-64: a change of
+ * layout must change the table too. */
+static void case_footprint(struct ctx *c)
+{
+    (void)c;
+#if defined(__x86_64__) && UINTPTR_MAX == UINT64_MAX
+    static const size_t want[TW_SCHEME_COUNT] = {
+        [TW_LIST] = 352,         [TW_ORDERED] = 360,
+        [TW_HEAP] = 1384,        [TW_WHEEL] = 66424,
+        [TW_HASHED_SORTED] = 66424, [TW_HASHED] = 66952,
+        [TW_HIERARCHICAL] = 92336, [TW_HIERARCHICAL_COARSE] = 174256,
+        [TW_LAWN] = 816,         [TW_HYBRID] = 158376,
+    };
+    for (int s = 0; s < TW_SCHEME_COUNT; s++) {
+        struct tw_config cfg;
+        struct tw *tw;
+        ASSERT_OK(tw_config_init(&cfg, (enum tw_scheme)s));
+        ASSERT_OK(tw_create(&tw, &cfg));
+        if (tw_memory(tw) != want[s])
+            test_fail(__FILE__, __LINE__, "%s: tw_memory() %zu, docs/design.md says %zu",
+                      tw_scheme_name((enum tw_scheme)s), tw_memory(tw), want[s]);
+        ASSERT_OK(tw_destroy(tw));
+    }
+    struct tw_config cfg;
+    struct tw *tw;
+    ASSERT_OK(tw_config_init(&cfg, TW_HIERARCHICAL));
+    cfg.slots = 256;
+    ASSERT_OK(tw_create(&tw, &cfg));
+    ASSERT_EQ_U64(tw_memory(tw), 265880);
+    ASSERT_OK(tw_destroy(tw));
+#endif
+}
+
 const struct test_case test_suite_api[] = {
     {"errors", case_errors, 0},
     {"scheme_names", case_scheme_names, 0},
     {"version", case_version, 0},
     {"config_global", case_config_global, 0},
+    {"footprint", case_footprint, 0},
 };
 const size_t test_suite_api_count = sizeof test_suite_api / sizeof test_suite_api[0];

@@ -89,12 +89,6 @@ static void sift_down(struct heap_state *h, uint32_t i, struct heap_ent v)
     place(h, i, v);
 }
 
-static int heap_validate(const struct tw_config *cfg)
-{
-    (void)cfg;
-    return 0;
-}
-
 static size_t heap_state_size(const struct tw_config *cfg)
 {
     (void)cfg;
@@ -225,7 +219,6 @@ static int heap_check(struct tw *tw, struct tw_checker *c)
 }
 
 const struct tw_ops tw_heap_ops = {
-    .validate = heap_validate,
     .state_size = heap_state_size,
     .init = heap_init,
     .fini = heap_fini,

@@ -40,7 +40,7 @@ TW_INLINE size_t tw_hier_slot(const struct hier_state *h, tw_time_t e, tw_time_t
     return TW_HIER_BASE(g) + ((size_t)(e >> *shift) & h->mask);
 }
 
-int tw_hier_validate(uint32_t slots, uint32_t levels);
+const char *tw_hier_validate(uint32_t slots, uint32_t levels);
 int tw_hier_setup(struct tw *tw, struct hier_state *h, uint32_t slots);
 void tw_hier_teardown(struct tw *tw, struct hier_state *h);
 void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct tw_ready *out);

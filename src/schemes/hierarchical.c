@@ -85,14 +85,14 @@
 
 static unsigned levels_needed(unsigned bits) { return (64 + bits - 1) / bits; }
 
-int tw_hier_validate(uint32_t slots, uint32_t levels)
+const char *tw_hier_validate(uint32_t slots, uint32_t levels)
 {
     if (!tw_is_pow2(slots) || slots < 2 || slots > 256)
-        return TW_ECONFIG;
+        return "slots: a power of two from 2 to 256";
     unsigned bits = (unsigned)tw_ctz64(slots);
     if (levels != 0 && levels != levels_needed(bits))
-        return TW_ECONFIG;
-    return 0;
+        return "levels: 0, or exactly ceil(64 / log2(slots)), the levels that cover 64 bits";
+    return NULL;
 }
 
 int tw_hier_setup(struct tw *tw, struct hier_state *h, uint32_t slots)
@@ -270,7 +270,7 @@ int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c, uin
 
 #define HIER(tw) TW_STATE(tw, struct hier_state)
 
-static int hier_validate(const struct tw_config *cfg)
+static const char *hier_validate(const struct tw_config *cfg)
 {
     return tw_hier_validate(cfg->slots, cfg->levels);
 }

@@ -69,13 +69,14 @@ static unsigned coarse_levels(uint32_t S)
     return l + 1;
 }
 
-static int coarse_validate(const struct tw_config *cfg)
+static const char *coarse_validate(const struct tw_config *cfg)
 {
     if (!tw_is_pow2(cfg->slots) || cfg->slots < 16 || cfg->slots > 256)
-        return TW_ECONFIG;
+        return "slots: a power of two from 16 to 256";
     if (cfg->levels != 0 && cfg->levels != coarse_levels(cfg->slots))
-        return TW_ECONFIG;
-    return 0;
+        return "levels: 0, or exactly the levels that cover 64 bits (each 8 times "
+               "coarser than the one below: see hierarchical_coarse.c)";
+    return NULL;
 }
 
 static size_t coarse_state_size(const struct tw_config *cfg)

@@ -43,7 +43,7 @@
 
 #define HYB_DEFAULT_K 8u /* starts of a TTL that make it a queue */
 
-static int hybrid_validate(const struct tw_config *cfg)
+static const char *hybrid_validate(const struct tw_config *cfg)
 {
     return tw_hier_validate(cfg->slots, cfg->levels);
 }

@@ -533,12 +533,6 @@ int tw_lawn_check(struct tw *tw, struct lawn_state *L, struct tw_checker *c, uin
 
 #define LAWN(tw) TW_STATE(tw, struct lawn_state)
 
-static int lawn_validate(const struct tw_config *cfg)
-{
-    (void)cfg;
-    return 0;
-}
-
 static size_t lawn_state_size(const struct tw_config *cfg)
 {
     (void)cfg;
@@ -585,7 +579,6 @@ static int lawn_hint(struct tw *tw, tw_time_t ttl, int hint)
 }
 
 const struct tw_ops tw_lawn_ops = {
-    .validate = lawn_validate,
     .state_size = lawn_state_size,
     .init = lawn_init,
     .fini = lawn_fini,

@@ -30,12 +30,6 @@ struct list_state {
     struct tw_link head;
 };
 
-static int list_validate(const struct tw_config *cfg)
-{
-    (void)cfg;
-    return 0;
-}
-
 static size_t list_state_size(const struct tw_config *cfg)
 {
     (void)cfg;
@@ -111,7 +105,6 @@ static int list_check(struct tw *tw, struct tw_checker *c)
 }
 
 const struct tw_ops tw_list_ops = {
-    .validate = list_validate,
     .state_size = list_state_size,
     .init = list_init,
     .fini = list_fini,

@@ -33,12 +33,6 @@ struct ordered_state {
     bool front;                 /* TW_OPT_ORDERED_FRONT: search from the head */
 };
 
-static int ordered_validate(const struct tw_config *cfg)
-{
-    (void)cfg;
-    return 0;
-}
-
 static size_t ordered_state_size(const struct tw_config *cfg)
 {
     (void)cfg;
@@ -124,7 +118,6 @@ static int ordered_check(struct tw *tw, struct tw_checker *c)
 }
 
 const struct tw_ops tw_ordered_ops = {
-    .validate = ordered_validate,
     .state_size = ordered_state_size,
     .init = ordered_init,
     .fini = ordered_fini,
