@@ -319,11 +319,12 @@ TW_EXTERN struct tw_timer *tw_get_expired(struct tw *tw);
  * hierarchical_coarse O(slots/64) bitmap scans (hashed_sorted: and the
  * first occupied slot's head); lawn O(1) and O(log TTLs) per queue whose
  * head was stopped since (O(TTLs) with TW_OPT_LAWN_SCAN);
- * hashed and hierarchical O(1) while their cache of the 64 earliest
- * deadlines holds, which a walk refills once 64 earliest timers have left
- * (hierarchical: the first slot of the lowest level in use; hashed: slots
- * up to the first due this revolution, then on until it knows 64, at most
- * as far again); hybrid the earlier of its parts (docs/design.md,
+ * hashed and hierarchical O(1) while their cache of the earliest
+ * deadlines holds; when the cache empties, a walk refills it with up to 64,
+ * as many as the walk saw, so there is one walk per that many earliest
+ * timers leaving (hierarchical: the first slot of the lowest level in use;
+ * hashed: slots up to the first due this revolution, then on until it
+ * knows 64 or has walked as many slots again); hybrid the earlier of its parts (docs/design.md,
  * "Earliest deadlines"). */
 TW_EXTERN int tw_next_expiry(struct tw *tw, tw_time_t *deadline);
 
