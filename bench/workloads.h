@@ -258,8 +258,11 @@ static void wl_churn(const struct wl_spec *s, struct rng *r, struct wl_result *r
  *
  * expire-jump, the second figure, in the same window once all have fired:
  * the same nodes started again in the same order with intervals in
- * [1, hi2] (2^40; the wheel: its MaxInterval), then one advance by
- * WL_EXPIRE_JUMP + 1 ticks, which fires them all (timed).  Figure: ns per
+ * [1, 2^40 - now] (now = the last tick of the first phase, about 2^16; the
+ * wheel: [1, MaxInterval]), then one advance by WL_EXPIRE_JUMP + 1 ticks,
+ * which fires them all (timed): every deadline is at or below 2^40, which
+ * hierarchical_coarse's rounding up keeps (2^40 is a multiple of the step
+ * of every level that holds such a deadline).  Figure: ns per
  * timer of that one advance; times n, the advance's time (issue 3: "an
  * advance by 2^40 ticks with 10^6 pending timers finishes in
  * milliseconds").
@@ -298,8 +301,12 @@ static void wl_expire(const struct wl_spec *s, struct rng *r, struct wl_result *
             bench_die("expire: %llu callbacks for %zu timers", (unsigned long long)c.fired, n);
         if (s->check)
             drv_check(&d, "after expiry");
+        /* deadlines at or below 2^40 (now is about 2^16 here), a multiple
+         * of every step of the coarse wheel's levels that hold them, so
+         * that its rounding up stays within the jump too */
+        uint64_t jhi = s->hi2 < WL_EXPIRE_JUMP ? s->hi2 : WL_EXPIRE_JUMP - now;
         for (size_t i = 0; i < n; i++)
-            iv[i] = rng_range(r, 1, s->hi2);
+            iv[i] = rng_range(r, 1, jhi);
         for (size_t i = 0; i < n; i++)
             drv_start(&d, p[i], iv[i]);
         uint64_t t4 = bench_now_ns();

@@ -161,12 +161,13 @@ struct tw_allocator {
 struct tw_config {
     enum tw_scheme scheme;
     /* Slots.  wheel: MaxInterval, the longest interval accepted (power of
-     * two, default 4096).  hashed, hashed_sorted: table size (power of two,
-     * default 4096).  hierarchical: slots per level (power of two from 2 to
-     * 256, default 64).  hierarchical_coarse: slots per level (power of two
-     * from 16 to 256, default 64; its lateness bound is 8/(slots-2) of the
-     * interval).  hybrid: as hierarchical, for its wheel.  Ignored by
-     * list, ordered, heap and lawn. */
+     * two from 1 to 2^28, default 4096).  hashed, hashed_sorted: table size
+     * (power of two from 1 to 2^28, default 4096).  hierarchical: slots
+     * per level (power of two from 2 to 256, default 64).
+     * hierarchical_coarse: slots per level (power of two from 16 to 256,
+     * default 64; its lateness bound is 8/(slots-2) of the interval).
+     * hybrid: as hierarchical, for its wheel.  Ignored by list, ordered,
+     * heap and lawn. */
     uint32_t slots;
     /* hierarchical*, hybrid: number of levels; 0 means just enough to cover all
      * 64 bits of time, the only other value accepted (anything else is
@@ -198,8 +199,8 @@ struct tw_config {
 TW_EXTERN int tw_config_init(struct tw_config *cfg, enum tw_scheme scheme);
 
 /* Check `cfg` as tw_create() does, without allocating anything.  Returns 0
- * if tw_create() would accept it, TW_ECONFIG if not, TW_EINVAL for a NULL
- * cfg.  When `why` is not NULL it is set to NULL on success, else to a
+ * if tw_create() would accept it (a NULL cfg: the defaults), TW_ECONFIG if
+ * not.  When `why` is not NULL it is set to NULL on success, else to a
  * static sentence naming the field and the rule it breaks, e.g. "slots: a
  * power of two from 2 to 256".  The checks: scheme; allocator (alloc_fn
  * and free_fn both set); options (known TW_OPT_ bits only, each for its
@@ -276,14 +277,15 @@ TW_EXTERN int tw_ttl_hint(struct tw *tw, tw_time_t ttl, enum tw_ttl_hint hint);
  * fires exactly once (hierarchical_coarse: once its rounded-up deadline is
  * <= now, never early, and late by less than 8/(slots-2) of its interval); all
  * due timers are collected before the first callback runs, so a callback
- * may stop, restart or free any timer.  Cost is
- * O(expired + occupied slots visited), not O(now - current time), for
- * wheel, hashed_sorted, hierarchical, hierarchical_coarse and the hybrid's
- * wheel; hashed (Scheme 6) also reads every timer of each slot it visits,
- * n/M per slot on average, so a jump of M ticks or more reads every
- * pending timer once, O(n).  Returns the number of callbacks run (>= 0), TW_ETIME if
- * `now` is before the current time (nothing done), TW_EBUSY if called from
- * a callback of this facility, TW_EINVAL for NULL.
+ * may stop, restart or free any timer.  Cost is O(expired + occupied slots
+ * visited), not O(now - current time), for wheel, hashed_sorted,
+ * hierarchical_coarse and the hybrid's wheel; hierarchical adds the timers
+ * it moves down a level (each at most levels - 1 times in its life);
+ * hashed (Scheme 6) also reads every timer of each slot it visits, n/M per
+ * slot on average, so a jump of M ticks or more reads every pending timer
+ * once, O(n).  Returns the number of callbacks run (>= 0), TW_ETIME if
+ * `now` is before the current time (nothing done), TW_EBUSY if called
+ * from a callback of this facility, TW_EINVAL for NULL.
  *
  * Order of the callbacks of one advance: timers started when already due
  * (deadline at or before the current time) fire first, in start order.
@@ -324,8 +326,8 @@ TW_EXTERN struct tw_timer *tw_get_expired(struct tw *tw);
  * as many as the walk saw, so there is one walk per that many earliest
  * timers leaving (hierarchical: the first slot of the lowest level in use;
  * hashed: slots up to the first due this revolution, then on until it
- * knows 64 or has walked as many slots again); hybrid the earlier of its parts (docs/design.md,
- * "Earliest deadlines"). */
+ * knows 64 or has walked as many slots again); hybrid the earlier of its
+ * parts (docs/design.md, "Earliest deadlines"). */
 TW_EXTERN int tw_next_expiry(struct tw *tw, tw_time_t *deadline);
 
 /* ------------------------------------------------------------ introspection */

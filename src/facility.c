@@ -269,10 +269,10 @@ static const char *config_why(const struct tw_config *cfg)
 
 int tw_config_check(const struct tw_config *cfg, const char **why)
 {
-    const char *w = cfg == NULL ? "cfg: NULL" : config_why(cfg);
+    const char *w = cfg == NULL ? NULL : config_why(cfg); /* NULL: the defaults */
     if (why)
         *why = w;
-    return cfg == NULL ? TW_EINVAL : w ? TW_ECONFIG : 0;
+    return w ? TW_ECONFIG : 0;
 }
 
 int tw_create(struct tw **out, const struct tw_config *cfg)

@@ -51,7 +51,7 @@
  * earliest are known.  The walk keeps the 64 earliest deadlines it saw
  * (struct tw_mincache), which stay exact through inserts, removals and
  * advances, so an event loop pays for a walk once per 64 earliest timers
- * consumed, not per call.  That is the cost of unsorted slots, the trade
+ * consumed (or as many as the walk saw, if fewer), not per call.  That is the cost of unsorted slots, the trade
  * the paper makes for O(1) start: at 10^6 timers all far out, stopping the
  * earliest and asking next_expiry costs 0.44 ms amortised (one walk of
  * every timer, 28 ms, per 64), against 0.6 us for the heap.
