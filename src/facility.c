@@ -254,16 +254,13 @@ static const char *config_why(const struct tw_config *cfg)
 {
     if ((unsigned)cfg->scheme >= TW_SCHEME_COUNT)
         return "scheme: not an enum tw_scheme value";
-    const struct tw_ops *ops = scheme_table[cfg->scheme].ops;
     if (cfg->allocator && (cfg->allocator->alloc_fn == NULL ||
                            cfg->allocator->free_fn == NULL))
         return "allocator: alloc_fn and free_fn must both be set";
-    if (cfg->options & ~(TW_OPT_LAWN_SCAN | TW_OPT_ORDERED_FRONT))
-        return "options: unknown TW_OPT_ bits";
-    if ((cfg->options & TW_OPT_LAWN_SCAN) && cfg->scheme != TW_LAWN)
-        return "options: TW_OPT_LAWN_SCAN is for lawn only";
-    if ((cfg->options & TW_OPT_ORDERED_FRONT) && cfg->scheme != TW_ORDERED)
-        return "options: TW_OPT_ORDERED_FRONT is for ordered only";
+    const struct tw_ops *ops = scheme_table[cfg->scheme].ops;
+    if (cfg->options & ~ops->options)
+        return "options: a TW_OPT_ bit this scheme does not take (TW_OPT_LAWN_SCAN: "
+               "lawn only; TW_OPT_ORDERED_FRONT: ordered only)";
     return ops->validate ? ops->validate(cfg) : NULL;
 }
 

@@ -497,6 +497,8 @@ struct tw_ops {
      * hands out with TW_ECONFIG (as given: tw_create applies no defaults;
      * tw_config_init does).  NULL when there is nothing to check. */
     const char *(*validate)(const struct tw_config *cfg);
+    /* The TW_OPT_ bits the scheme takes; any other is TW_ECONFIG. */
+    uint32_t options;
     /* Bytes of scheme state that follow struct tw (fixed part). */
     size_t (*state_size)(const struct tw_config *cfg);
     /* Initialise the state; may allocate (then TW_ENOMEM). */

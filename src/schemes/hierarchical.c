@@ -54,10 +54,11 @@
  * many ticks and is walked (its 8 lanes together, so that 8 misses are in
  * flight), keeping the slot's 64 earliest deadlines (struct tw_mincache):
  * start, stop and expiry keep them exact, and the next walk comes after 64
- * of them have left (all of the slot's, if it held fewer).  At 10^6 timers all in level-3 slots, stopping the
- * earliest and asking next_expiry costs 98 us amortised (a walk of 4.8 ms
- * per 64), against 0.6 us for the heap and 33 ms before the lanes were
- * walked together and more than one deadline kept.
+ * of them have left (all of the slot's, if it held fewer).  At 10^6 timers
+ * all in level-3 slots, stopping the earliest and asking next_expiry costs
+ * 98 us amortised (a walk of 4.8 ms per 64), against 0.6 us for the heap
+ * and 33 ms before the lanes were walked together and more than one
+ * deadline kept.
  *
  * Bits left set.  The stop leaf (stop_lane_last(), facility.c) empties a
  * lane without clearing its bit or its slot's, and so does the start leaf

@@ -579,6 +579,7 @@ static int lawn_hint(struct tw *tw, tw_time_t ttl, int hint)
 }
 
 const struct tw_ops tw_lawn_ops = {
+    .options = TW_OPT_LAWN_SCAN,
     .state_size = lawn_state_size,
     .init = lawn_init,
     .fini = lawn_fini,
