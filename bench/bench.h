@@ -48,7 +48,8 @@ struct wl_spec {
     uint64_t seed;         /* every random choice derives from it */
     uint64_t lo, hi;       /* interval range of the n timers */
     uint64_t hi2;          /* expire-jump: the longest interval, 2^40 (wheel:
-                            * its MaxInterval), less the first phase's now */
+                            * its MaxInterval); wl_expire() draws up to
+                            * 2^40 - now, so that no deadline passes 2^40 */
     uint64_t ops;          /* operations per window (see workloads.h) */
     uint32_t ttls;         /* ttl: number of distinct TTLs, D */
     int stop_fifo;         /* ttl: stop in start order, not at random */

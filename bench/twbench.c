@@ -18,8 +18,8 @@
  *                event_add()), and (restart-any) for a random one of the n
  *     expire     start n with intervals in [1, 2^16], advance tick by tick
  *                until all fired; ns per timer, both phases; and
- *                (expire-jump) start them again with intervals in
- *                [1, 2^40], then one advance by 2^40 + 1 ticks that fires
+ *                (expire-jump) start them again with deadlines up to
+ *                2^40, then one advance by 2^40 + 1 ticks that fires
  *                them all; ns per timer of that advance
  *     tcp        steady state, ~95% of timers stopped before they expire;
  *                ns per operation (restart or expiry)
@@ -266,8 +266,8 @@ static const struct wdef wdefs[] = {
      "restart-any", "ns per restart (one call) of a random one of n far timers, beyond all", 0,
      NULL, 1},
     {"expire", WL_EXPIRE, 0, "ns per timer: n starts + tick-by-tick advances until all fired",
-     "expire-jump", "ns per timer: one advance by 2^40 + 1 ticks firing n timers (intervals in "
-     "[1, 2^40])", 0, "ns per timer", 0},
+     "expire-jump", "ns per timer: one advance by 2^40 + 1 ticks firing n timers (deadlines up "
+     "to 2^40)", 0, "ns per timer", 0},
     {"tcp", WL_TCP, 0, "ns per operation (restart or expiry), ~95% stopped before expiry", NULL,
      NULL, 0, NULL, 0},
     {"idle", WL_TCP, 0, "ns per operation: an idle timeout pushed back to now + 2^16 (one call), "
