@@ -89,18 +89,18 @@ static void adv_error(const char *fmt, ...)
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n(twbench advise --help lists the options)\n");
+    fputc('\n', stderr);
     exit(2);
 }
 
 /* "30s" -> seconds (unit given) or ticks (bare number, *is_ticks = 1). */
-static double parse_time(const char *s, int *is_ticks)
+static double parse_time(const char *opt, const char *s, int *is_ticks)
 {
     char *end;
     errno = 0;
     double v = strtod(s, &end);
     if (end == s || errno || !(v >= 0) || !isfinite(v))
-        adv_error("bad time '%s'", s);
+        adv_error("bad %s '%s': want a time, e.g. 30s or 250ms (a bare number is ticks)", opt, s);
     *is_ticks = 0;
     if (*end == '\0') {
         *is_ticks = 1;
@@ -114,16 +114,17 @@ static double parse_time(const char *s, int *is_ticks)
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (strcmp(end, units[i].u) == 0)
             return v * units[i].f;
-    adv_error("bad unit in '%s' (ns, us, ms, s, m, h, or none for ticks)", s);
+    adv_error("bad %s '%s': unknown unit (want ns, us, ms, s, m, min, h, or none for ticks)", opt,
+              s);
 }
 
-static uint64_t to_ticks(const char *s)
+static uint64_t to_ticks(const char *opt, const char *s)
 {
     int is_ticks;
-    double v = parse_time(s, &is_ticks);
+    double v = parse_time(opt, s, &is_ticks);
     double t = is_ticks ? v : v / adv.tick_s;
     if (t < 1 || t > 1e15)
-        adv_error("interval '%s' is %.3g ticks: want 1 to 1e15", s, t);
+        adv_error("bad %s '%s': %.3g ticks, want 1 to 1e15 ticks", opt, s, t);
     return (uint64_t)llround(t);
 }
 
@@ -138,8 +139,13 @@ static void parse_adv(int argc, char **argv)
             adv_usage(stdout);
             exit(0);
         }
+        int known = !strcmp(a, "--timers") || !strcmp(a, "--ttls") || !strcmp(a, "--intervals") ||
+                    !strcmp(a, "--stopped") || !strcmp(a, "--tick") || !strcmp(a, "--tick-rate");
+        if (!known)
+            adv_error("unknown option '%s' (known: --timers, --ttls, --intervals, --stopped, "
+                      "--tick, --tick-rate, --help)", a);
         if (i + 1 >= argc)
-            adv_error("option %s needs a value (or is unknown)", a);
+            adv_error("option %s needs a value", a);
         const char *v = argv[++i];
         if (!strcmp(a, "--timers")) {
             char *end;
@@ -158,17 +164,16 @@ static void parse_adv(int argc, char **argv)
                 adv_error("bad --stopped '%s': want a fraction from 0 to 0.999", v);
         } else if (!strcmp(a, "--tick")) {
             int is_ticks;
-            adv.tick_s = parse_time(v, &is_ticks);
+            adv.tick_s = parse_time(a, v, &is_ticks);
             if (is_ticks || !(adv.tick_s > 0))
                 adv_error("bad --tick '%s': want a time with its unit, e.g. 1ms", v);
         } else if (!strcmp(a, "--tick-rate")) {
             char *end;
             double hz = strtod(v, &end);
             if (*end || !(hz > 0) || hz > 1e9)
-                adv_error("bad --tick-rate '%s'", v);
+                adv_error("bad --tick-rate '%s': want ticks per second, above 0, at most 1e9", v);
             adv.tick_s = 1 / hz;
-        } else
-            adv_error("unknown option '%s'", a);
+        }
     }
     if (ttls && range)
         adv_error("give --ttls or --intervals, not both");
@@ -181,10 +186,10 @@ static void parse_adv(int argc, char **argv)
         for (char *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
             if (adv.dist.nttl == TTLS_MAX)
                 adv_error("at most %d TTLs (use --intervals for a range)", TTLS_MAX);
-            adv.dist.ttl[adv.dist.nttl++] = to_ticks(p);
+            adv.dist.ttl[adv.dist.nttl++] = to_ticks("--ttls", p);
         }
         if (adv.dist.nttl == 0)
-            adv_error("empty --ttls");
+            adv_error("bad --ttls '%s': want TIME[,TIME...], e.g. 30s,60s", ttls);
         snprintf(adv.text, sizeof adv.text, "TTLs {%s}", ttls);
     } else {
         char buf[256];
@@ -194,8 +199,8 @@ static void parse_adv(int argc, char **argv)
             adv_error("bad --intervals '%s': want LO:HI", range);
         *colon = '\0';
         adv.dist.uniform = 1;
-        adv.dist.lo = to_ticks(buf);
-        adv.dist.hi = to_ticks(colon + 1);
+        adv.dist.lo = to_ticks("--intervals", buf);
+        adv.dist.hi = to_ticks("--intervals", colon + 1);
         if (adv.dist.hi < adv.dist.lo)
             adv_error("bad --intervals '%s': HI below LO", range);
         snprintf(adv.text, sizeof adv.text, "intervals uniform in [%s]", range);

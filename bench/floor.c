@@ -40,6 +40,7 @@
 
 #include "../common/rng.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,32 @@ static double lib_window(struct tw *tw, struct unode *u, const uint32_t *idx, co
     return r;
 }
 
+#define USAGE "usage: twfloor [--n N] [--ops K] [--reps R] [--scheme NAME] [--pad K] [--stores K]"
+
+/* A usage error: one line naming the option and what it accepts, exit 2,
+ * before any work. */
+static void bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void bad_usage(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "twfloor: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(2);
+}
+
+/* A whole number in [lo, hi] ("1e6" accepted), or a usage error. */
+static double count_arg(const char *opt, const char *v, double lo, double hi)
+{
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || *end != '\0' || !(x >= lo && x <= hi) || x != (double)(uint64_t)x)
+        bad_usage("bad %s '%s': want a whole number from %.0f to %.0f", opt, v, lo, hi);
+    return x;
+}
+
 int main(int argc, char **argv)
 {
     size_t n = 1000000;
@@ -167,33 +194,47 @@ int main(int argc, char **argv)
     const char *scheme = "hierarchical";
     for (int i = 1; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help")) {
-            printf("usage: twfloor [--n N] [--ops K] [--reps R] [--scheme NAME] [--pad K] "
-                   "[--stores K]\n");
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            printf(USAGE "\n"
+                   "  --n N          pending timers, 1 to 4e9 (default 1e6)\n"
+                   "  --ops K        operations per window, 1 to 1e9 (default 2e6)\n"
+                   "  --reps R       measured windows, 1 to %d (default 5)\n"
+                   "  --scheme NAME  a twheel scheme (default hierarchical)\n"
+                   "  --pad K        dependent adds in the padded loop, 0 to 10000 (default 40)\n"
+                   "  --stores K     L1 stores in the stores loop, 0 to 10000 (default 8)\n",
+                   REPS_MAX);
             return 0;
         }
+        int known = !strcmp(a, "--n") || !strcmp(a, "--ops") || !strcmp(a, "--reps") ||
+                    !strcmp(a, "--scheme") || !strcmp(a, "--pad") || !strcmp(a, "--stores");
+        if (!known)
+            bad_usage("unknown option '%s' (known: --n, --ops, --reps, --scheme, --pad, "
+                      "--stores, --help)", a);
         if (v == NULL)
-            die("an option without its value (twfloor --help)");
+            bad_usage("option %s needs a value", a);
         if (!strcmp(a, "--n"))
-            n = (size_t)strtod(v, NULL);
+            n = (size_t)count_arg(a, v, 1, (double)UINT32_MAX);
         else if (!strcmp(a, "--ops"))
-            ops = (uint64_t)strtod(v, NULL);
+            ops = (uint64_t)count_arg(a, v, 1, 1e9);
         else if (!strcmp(a, "--reps"))
-            reps = atoi(v);
-        else if (!strcmp(a, "--scheme"))
-            scheme = v;
+            reps = (int)count_arg(a, v, 1, REPS_MAX);
         else if (!strcmp(a, "--pad"))
-            pad = atoi(v);
+            pad = (int)count_arg(a, v, 0, 10000);
         else if (!strcmp(a, "--stores"))
-            stores = atoi(v);
+            stores = (int)count_arg(a, v, 0, 10000);
         else
-            die("unknown option (twfloor --help)");
+            scheme = v;
     }
-    if (n < 1 || n > UINT32_MAX || ops < 1 || reps < 1 || reps > REPS_MAX || pad < 0 || stores < 0)
-        die("bad --n, --ops, --reps, --pad or --stores");
     int sch = tw_scheme_from_name(scheme);
-    if (sch < 0)
-        die("unknown scheme");
+    if (sch < 0 || !tw_scheme_available((enum tw_scheme)sch)) {
+        char known[256] = "";
+        for (int k = 0; k < TW_SCHEME_COUNT; k++)
+            if (tw_scheme_available((enum tw_scheme)k)) {
+                strcat(known, k ? ", " : "");
+                strcat(known, tw_scheme_name((enum tw_scheme)k));
+            }
+        bad_usage("unknown --scheme '%s' (known: %s)", scheme, known);
+    }
 
     struct bare *v = calloc(n, sizeof *v);
     struct unode *u = calloc(n, sizeof *u);

@@ -106,6 +106,7 @@ struct machine {
     char compiler[128];
     char flags[256];
     char date[40];
+    char rev[48];          /* git describe of the source tree, "" if unknown */
     char kernel[128];
     double load_start[3], load_end[3];
     double clock_read_ns, poll_ns;

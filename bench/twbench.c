@@ -304,6 +304,8 @@ static struct {
     const char *json;
     const char *out;
     int have_out;
+    int full;              /* --full: every workload, every target */
+    int default_run;       /* neither --full, --quick, --workload nor --scheme */
     int n_given;
     int rounds;
     char ratio[8][2][32]; /* --ratio A/B: numerator and denominator names */
@@ -312,39 +314,92 @@ static struct {
 
 static int g_tty;
 
+/* The default run (no --full, --quick, --workload or --scheme): the
+ * workloads the README's table shows, for the default scheme, the best of
+ * each family and the three peers.  Sized for about 2 minutes on 2 cores;
+ * --full runs every workload on every target. */
+static const char *const default_workloads[] = {"startstop", "churn",   "restart", "expire",
+                                                "tcp",       "idle",    "tick",    "ttl-8"};
+#define DEFAULT_WORKLOADS_TEXT "startstop, churn, restart, expire, tcp, idle, tick, ttl-8,\n" \
+                               "each with its second figure"
+static const char *const default_schemes[] = {"hierarchical", "hierarchical_coarse", "hybrid",
+                                              "heap", "peers"};
+#define DEFAULT_SCHEMES_TEXT "the schemes hierarchical (the default), hierarchical_coarse, hybrid, heap"
+
+static const char *workload_names(void);
+
 /* ------------------------------------------------------------- utilities */
+
+/* Print `list` ("a, b, c") wrapped to lines that start with `indent`
+ * spaces, at most 80 columns. */
+static void print_wrapped(FILE *f, const char *list, int indent)
+{
+    int col = indent;
+    fprintf(f, "%*s", indent, "");
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, " ");
+        if (col > indent && col + (int)len > 79) {
+            fprintf(f, "\n%*s", indent, "");
+            col = indent;
+        }
+        col += fprintf(f, "%.*s", (int)len, p);
+        p += len;
+        if (*p == ' ') {
+            p++;
+            if (col > indent)
+                col += fprintf(f, " ");
+        }
+    }
+    fputc('\n', f);
+}
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: twbench [options]\n"
             "       twbench advise [options]   (twbench advise --help)\n"
-            "  --workload NAME[,NAME]  startstop, churn, restart, expire, tcp, idle, tick, ttl-1,\n"
-            "                          ttl-8, ttl-64, ttl-8-fifo, ttl-many, ttl-sweep, fig9;\n"
-            "                          ttl (all ttl-*),\n"
-            "                          or all (default)\n"
-            "  --scheme NAME[,NAME]    twheel schemes, lawn_scan, libev, libuv, libevent\n"
-            "                          (default: all available)\n"
-            "  --n LIST                outstanding timers, e.g. 1e3,1e4 (default 1e3..1e6;\n"
+            "\n"
+            "With no options: the default run, about 2 minutes on 2 cores: the headline\n"
+            "workloads (" DEFAULT_WORKLOADS_TEXT ")\n"
+            "for " DEFAULT_SCHEMES_TEXT "\n"
+            "and the peers libev, libuv and libevent, at n = 1e3, 1e4, 1e5, 1e6.\n"
+            "\n"
+            "  --full                  every workload and every scheme (about 10 minutes)\n"
+            "  --quick                 every workload and scheme at n = 1e3 and 1e4, 3\n"
+            "                          repetitions (CI: under 30 s)\n"
+            "  --workload NAME[,NAME]  run these workloads (the others stay out); one of:\n");
+    print_wrapped(f, workload_names(), 26);
+    fprintf(f,
+            "                          or ttl (every ttl-*), all.  A second figure (churn-any,\n"
+            "                          expire-jump, ...) is measured with its first: asking\n"
+            "                          for either runs both\n"
+            "  --scheme NAME[,NAME]    run these targets: twheel schemes, lawn_scan, libev,\n"
+            "                          libuv, libevent, peers (default: the default run's, or\n"
+            "                          with --full or --quick every one this build has)\n"
+            "  --n LIST                pending timers, e.g. 1e3,1e4 (default 1e3,1e4,1e5,1e6;\n"
             "                          1e7 on request)\n"
-            "  --reps K                measured windows after one warm-up (default 5 below\n"
-            "                          n = 1e6, 3 from 1e6 on)\n"
-            "  --ratio A/B[,C/D]       also print target A's figure over B's at every n (with\n"
-            "                          --rounds: the median of the ratios within a round)\n"
-            "  --rounds R              run every cell R times (at most 15), the targets in\n"
-            "                          turn, and report medians of the rounds and of the\n"
-            "                          ratios within a round (default 1; fig9 pairs its\n"
-            "                          kernels itself and runs once)\n"
-            "  --quick                 n = 1e3 and 1e4, 3 repetitions (CI: under 30 s)\n"
-            "  --out DIR               write twbench.json, SVG plots and report.html to DIR\n"
-            "                          (default ./twbench-report; --out '' writes none)\n"
+            "  --reps K                measured windows after one warm-up, 1 to %d (default\n"
+            "                          5 below n = 1e6, 3 from 1e6 on)\n"
+            "  --rounds R              run every cell R times, 1 to %d, the targets in turn,\n"
+            "                          and report medians of the rounds and of the ratios\n"
+            "                          within a round (default 1)\n"
+            "  --ratio A/B[,C/D]       also print target A's figure over B's at every n\n"
+            "  --out DIR               write report.html, summary.md, twbench.json and the SVG\n"
+            "                          plots to DIR (default ./twbench-report; '' for none)\n"
             "  --json FILE             also write the JSON to FILE\n"
-            "  --seed S                base seed (default fixed)\n"
+            "  --seed S                base seed, an unsigned integer (default fixed)\n"
             "  --check                 verify each structure after every phase (slow; untimed)\n"
             "  --real-poll             let the peers' loops make their real epoll_wait syscall\n"
-            "  --help                  this text\n");
+            "  --help                  this text\n",
+            WINDOWS_MAX - 1, ROUNDS_MAX);
 }
 
+#define OPTIONS_TEXT                                                                           \
+    "--full, --quick, --workload, --scheme, --n, --reps, --rounds, --ratio, --out, --json, "   \
+    "--seed, --check, --real-poll, --help"
+
+/* A usage error: one line that names the option and what it accepts, on
+ * stderr, exit 2, before any work. */
 static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void usage_error(const char *fmt, ...)
 {
@@ -353,7 +408,7 @@ static void usage_error(const char *fmt, ...)
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n(twbench --help lists the options)\n");
+    fputc('\n', stderr);
     exit(2);
 }
 
@@ -396,11 +451,12 @@ static void stats(const double *v, int k, double *med, double *mn, double *mx)
 }
 
 /* Split "a,b,c" and call fn on each item. */
-static void each_item(const char *list, void (*fn)(const char *item))
+static void each_item(const char *opt_name, const char *list, void (*fn)(const char *item))
 {
     char buf[512];
     if (strlen(list) >= sizeof buf)
-        usage_error("argument too long: %.40s...", list);
+        usage_error("%s: a list of more than %zu characters: %.40s...", opt_name, sizeof buf - 1,
+                    list);
     strcpy(buf, list);
     char *save = NULL;
     int any = 0;
@@ -409,7 +465,7 @@ static void each_item(const char *list, void (*fn)(const char *item))
         any = 1;
     }
     if (!any)
-        usage_error("empty list '%s'", list);
+        usage_error("%s: an empty list '%s': want NAME[,NAME...]", opt_name, list);
 }
 
 /* ------------------------------------------------------------- options */
@@ -426,6 +482,25 @@ static void select_wdef(int w)
     opt.wsel[opt.nsel++] = w;
 }
 
+/* "startstop, churn, churn-any, ...": every name --workload takes, in
+ * the order of wdefs[] (a second figure right after its first). */
+static const char *workload_names(void)
+{
+    static char buf[512];
+    if (buf[0])
+        return buf;
+    size_t k = 0;
+    for (int w = 0; w < NWDEFS; w++) {
+        k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s", w ? ", " : "", wdefs[w].name);
+        if (wdefs[w].name2)
+            k += (size_t)snprintf(buf + k, sizeof buf - k, ", %s", wdefs[w].name2);
+    }
+    return buf;
+}
+
+/* A workload by name: the name of its first or of its second figure
+ * (churn-any runs churn, which measures both); "ttl" for every ttl-*,
+ * "all" for all of them. */
 static void add_workload(const char *name)
 {
     if (strcmp(name, "all") == 0) {
@@ -440,13 +515,13 @@ static void add_workload(const char *name)
         return;
     }
     for (int w = 0; w < NWDEFS; w++)
-        if (strcmp(name, wdefs[w].name) == 0) {
+        if (strcmp(name, wdefs[w].name) == 0 ||
+            (wdefs[w].name2 && strcmp(name, wdefs[w].name2) == 0)) {
             select_wdef(w);
             return;
         }
-    usage_error("unknown workload '%s' (known: startstop, churn, restart, expire, tcp, idle, tick, "
-                "ttl-1, ttl-8, ttl-64, ttl-8-fifo, ttl-many, ttl-sweep, fig9, ttl, all)",
-                name);
+    usage_error("unknown --workload '%s' (known: %s; ttl for every ttl-*, all)", name,
+                workload_names());
 }
 
 static void add_scheme(const char *name)
@@ -469,11 +544,11 @@ static void add_scheme(const char *name)
             strcat(known, tw_scheme_name((enum tw_scheme)i));
             strcat(known, ", ");
         }
-        usage_error("unknown scheme '%s' (known: %slawn_scan, libev, libuv, libevent, peers)",
+        usage_error("unknown --scheme '%s' (known: %slawn_scan, libev, libuv, libevent, peers)",
                     name, known);
     }
     if (!tw_scheme_available((enum tw_scheme)s))
-        usage_error("scheme '%s' is not implemented in this build of twheel", name);
+        usage_error("--scheme '%s' is not implemented in this build of twheel", name);
     scheme_selected[s] = 1;
 }
 
@@ -483,9 +558,9 @@ static void add_n(const char *text)
     errno = 0;
     double v = strtod(text, &end);
     if (end == text || *end != '\0' || errno || !(v >= 1) || v > 4e9 || v != floor(v))
-        usage_error("bad n '%s': want a whole number from 1 (like 1e3 or 5000)", text);
+        usage_error("bad --n '%s': want whole numbers from 1 to 4e9 (like 1e3,1e4 or 5000)", text);
     if (opt.nn == N_MAX_LIST)
-        usage_error("at most %d values of n", N_MAX_LIST);
+        usage_error("--n: at most %d values", N_MAX_LIST);
     for (int i = 0; i < opt.nn; i++)
         if (opt.n[i] == (size_t)v)
             return;
@@ -497,7 +572,8 @@ static void add_ratio(const char *item)
     const char *slash = strchr(item, '/');
     if (slash == NULL || slash == item || !slash[1] || opt.nratio == 8 ||
         (size_t)(slash - item) >= sizeof opt.ratio[0][0] || strlen(slash + 1) >= sizeof opt.ratio[0][1])
-        usage_error("bad --ratio '%s': want TARGET/TARGET (at most 8)", item);
+        usage_error("bad --ratio '%s': want TARGET/TARGET, e.g. hierarchical/libev (at most 8)",
+                    item);
     snprintf(opt.ratio[opt.nratio][0], sizeof opt.ratio[0][0], "%.*s", (int)(slash - item), item);
     snprintf(opt.ratio[opt.nratio][1], sizeof opt.ratio[0][1], "%s", slash + 1);
     opt.nratio++;
@@ -530,7 +606,7 @@ static void parse_args(int argc, char **argv)
         char name[32];
         size_t len = eq ? (size_t)(eq - a) : strlen(a);
         if (len >= sizeof name)
-            usage_error("unknown option '%s'", a);
+            usage_error("unknown option '%.40s' (known: " OPTIONS_TEXT ")", a);
         memcpy(name, a, len);
         name[len] = '\0';
         int takes = !strcmp(name, "--workload") || !strcmp(name, "--scheme") ||
@@ -547,17 +623,17 @@ static void parse_args(int argc, char **argv)
             usage_error("option %s takes no value", name);
         }
         if (!strcmp(name, "--workload"))
-            each_item(val, add_workload);
+            each_item(name, val, add_workload);
         else if (!strcmp(name, "--scheme"))
-            each_item(val, add_scheme);
+            each_item(name, val, add_scheme);
         else if (!strcmp(name, "--n")) {
-            each_item(val, add_n);
+            each_item(name, val, add_n);
             opt.n_given = 1;
         }
         else if (!strcmp(name, "--reps"))
             ropt.reps = parse_count(name, val, WINDOWS_MAX - 1);
         else if (!strcmp(name, "--ratio"))
-            each_item(val, add_ratio);
+            each_item(name, val, add_ratio);
         else if (!strcmp(name, "--rounds"))
             opt.rounds = parse_count(name, val, ROUNDS_MAX);
         else if (!strcmp(name, "--json"))
@@ -568,10 +644,13 @@ static void parse_args(int argc, char **argv)
         } else if (!strcmp(name, "--seed")) {
             char *end;
             ropt.seed = strtoull(val, &end, 0);
-            if (*val == '\0' || *end)
-                usage_error("bad --seed '%s'", val);
+            if (*val == '\0' || *end || *val == '-')
+                usage_error("bad --seed '%s': want an unsigned integer (decimal, or hex with 0x)",
+                            val);
         } else if (!strcmp(name, "--quick"))
             ropt.quick = 1;
+        else if (!strcmp(name, "--full"))
+            opt.full = 1;
         else if (!strcmp(name, "--check"))
             ropt.check = 1;
         else if (!strcmp(name, "--real-poll") || !strcmp(name, "--libev-real-poll"))
@@ -580,12 +659,24 @@ static void parse_args(int argc, char **argv)
             usage(stdout);
             exit(0);
         } else
-            usage_error("unknown option '%s'", a);
+            usage_error("unknown option '%s' (known: " OPTIONS_TEXT ")", a);
     }
+    if (opt.full && ropt.quick)
+        usage_error("--full and --quick: choose one");
     if (opt.rounds == 0)
         opt.rounds = 1;
-    if (opt.nsel == 0)
-        add_workload("all");
+    int whole = opt.full || ropt.quick;
+    opt.default_run = !whole && opt.nsel == 0 && !scheme_filter;
+    if (opt.nsel == 0) {
+        if (whole)
+            add_workload("all");
+        else
+            for (size_t k = 0; k < sizeof default_workloads / sizeof *default_workloads; k++)
+                add_workload(default_workloads[k]);
+    }
+    if (!scheme_filter && !whole)
+        for (size_t k = 0; k < sizeof default_schemes / sizeof *default_schemes; k++)
+            add_scheme(default_schemes[k]);
     if (opt.nn == 0) {
         static const size_t full[] = {1000, 10000, 100000, 1000000};
         int k = ropt.quick ? 2 : 4;
@@ -735,12 +826,12 @@ static void check_memory(void)
     double need = per * (double)nmax;
     double have = mem_available();
     if (have > 0 && need > 0.8 * have)
-        usage_error("n = %zu would need about %.1f GB (%.0f bytes per timer: node, the "
+        usage_error("--n %zu would need about %.1f GB (%.0f bytes per timer: node, the "
                     "structure's share, the workload's arrays), more than 80%% of the %.1f GB "
                     "available here; refusing",
                     nmax, need / 1e9, per, have / 1e9);
     if (nmax > UINT32_MAX / 2)
-        usage_error("n = %zu is beyond what twbench indexes (%u)", nmax, UINT32_MAX / 2);
+        usage_error("--n %zu is beyond what twbench indexes (at most %u)", nmax, UINT32_MAX / 2);
 }
 
 /* ------------------------------------------------------------- planning */
@@ -869,16 +960,121 @@ static enum cell_state plan(const struct target *t, int wl, size_t n, uint32_t D
 
 /* ------------------------------------------------------------- running */
 
-/* One line of progress on stderr: rewritten in place on a terminal. */
+/* ------------------------------------------------------------- progress */
+
+/*
+ * Progress over the whole run: before the first cell, every cell that will
+ * run is planned and given an a priori cost in seconds (cell_cost(), fitted
+ * to this project's reference machine, a 2-core VM); as cells finish, the
+ * time left is the planned cost still ahead scaled by how fast this
+ * machine has gone through the planned cost behind.  On a terminal: one
+ * line with a bar, rewritten in place; otherwise one plain line per n.
+ */
+static struct {
+    double total, done;    /* planned seconds: all, finished */
+    int cells, cells_done;
+    uint64_t t0;           /* when the first cell started */
+} prog;
+
+/* fig9's cost per value of n, planned seconds (its windows are its own). */
+#define FIG9_COST_PER_N 1.5
+
+/* The planned seconds of one cell, from its spec: warm-up and measured
+ * windows of `ops` operations, plus setting up n timers. */
+static double cell_cost(const struct target *t, const struct wl_spec *s)
+{
+    double per_op, per_timer;  /* ns, on the reference machine */
+    switch (s->wl) {
+    case WL_EXPIRE:
+        per_op = 0;
+        per_timer = 400;       /* start, expire, and the jump's second pass */
+        break;
+    case WL_TICK:
+        per_op = 20;
+        per_timer = 60;
+        break;
+    case WL_TTL:
+        per_op = 500;
+        per_timer = 300;
+        break;
+    default:
+        per_op = 150;
+        per_timer = 60;
+        break;
+    }
+    double scale = 1;
+    if (t->peer == PEER_LIBUV || t->peer == PEER_LIBEVENT)
+        scale = 4;
+    else if (t->peer == PEER_LIBEV || t->scheme == TW_HEAP || t->scheme == TW_LAWN)
+        scale = 2;
+    double n = (double)s->n, windows = (double)(s->reps + 1);
+    if (s->n >= 1000000)
+        scale *= 2;            /* nothing fits in the caches */
+    double per_window = (double)s->ops * per_op + (s->wl == WL_EXPIRE ? n * per_timer : 0);
+    return 0.02 + scale * (windows * per_window + n * per_timer) * 1e-9;
+}
+
+static void fmt_secs(double secs, char *buf, size_t len)
+{
+    long v = lround(secs < 0 ? 0 : secs);
+    if (v >= 60)
+        snprintf(buf, len, "%ld min %02ld s", v / 60, v % 60);
+    else
+        snprintf(buf, len, "%ld s", v);
+}
+
+/* Time left, in seconds: planned cost ahead at the speed seen so far (the
+ * planned cost itself until a few percent are done). */
+static double prog_left(void)
+{
+    double elapsed = (double)(bench_now_ns() - prog.t0) / 1e9;
+    double ahead = prog.total - prog.done;
+    if (prog.done < 0.03 * prog.total || elapsed < 2)
+        return ahead;
+    return ahead * elapsed / prog.done;
+}
+
+/* Report progress: `what` is the cell now starting (terminal) or the
+ * point just finished (plain lines). */
 static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void progress(const char *fmt, ...)
 {
+    char what[160], left[32], spent[32];
     va_list ap;
-    fputs(g_tty ? "\r\033[K" : "", stderr);
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    fmt_secs(prog_left(), left, sizeof left);
+    fmt_secs((double)(bench_now_ns() - prog.t0) / 1e9, spent, sizeof spent);
+    int pct = prog.total > 0 ? (int)(100 * prog.done / prog.total) : 0;
+    pct = pct > 100 ? 100 : pct;
+    if (g_tty) {
+        char bar[21];
+        int fill = pct / 5;
+        for (int i = 0; i < 20; i++)
+            bar[i] = i < fill ? '#' : '.';
+        bar[20] = '\0';
+        fprintf(stderr, "\r\033[K[%s] %3d%%  %d/%d cells  %s, about %s left  %.60s", bar, pct,
+                prog.cells_done, prog.cells, spent, left, what);
+    } else {
+        fprintf(stderr, "twbench: %3d%% (%d/%d cells, %s, about %s left): %s\n", pct,
+                prog.cells_done, prog.cells, spent, left, what);
+    }
+    fflush(stderr);
+}
+
+/* A line that stays: ends the bar's line on a terminal first. */
+static void progress_end(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void progress_end(const char *fmt, ...)
+{
+    va_list ap;
+    if (g_tty)
+        fputs("\r\033[K", stderr);
+    fputs("twbench: ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fputs(g_tty ? "" : "\n", stderr);
+    fputc('\n', stderr);
     fflush(stderr);
 }
 
@@ -951,6 +1147,8 @@ static int run_cell(const struct wdef *wd, size_t n, uint32_t D, int ti, struct 
                     *c1 = s->cell[xi][ti];
                     if (c2)
                         *c2 = (s + 1)->cell[xi][ti]; /* its -stop series follows it */
+                    prog.done += cell_cost(t, &spec);
+                    prog.cells_done++;
                     return 1;
                 }
         }
@@ -958,12 +1156,14 @@ static int run_cell(const struct wdef *wd, size_t n, uint32_t D, int ti, struct 
     snprintf(g_where, sizeof g_where, "%s, %s, n=%s, D=%u", wd->name, t->name,
              fmt_n(n, nb, sizeof nb), D);
     if (g_tty)
-        progress("twbench: %s n=%s%s%u %s ...", wd->name, nb, D ? " D=" : "", D, t->name);
+        progress("%s n=%s%s%.0u %s", wd->name, nb, D ? " D=" : "", D, t->name);
     spec.seed = mix(mix(ropt.seed, (uint64_t)wd->id), mix((uint64_t)n, (uint64_t)D));
     uint64_t t0 = bench_now_ns();
     if (t->run(&spec, g_res))
         bench_die("the run failed");
     double secs = (double)(bench_now_ns() - t0) / 1e9;
+    prog.done += cell_cost(t, &spec);
+    prog.cells_done++;
     fill_cell(c1, g_res, spec.reps, 0, &spec, secs);
     if (c2)
         fill_cell(c2, g_res, spec.reps, 1, &spec, secs);
@@ -990,6 +1190,64 @@ static void merge_round(struct cell *h, const struct cell *c, int r)
     h->last = c->last;
 }
 
+/* The points (n, D) of a workload's series: every n of the run, or for
+ * the sweep the values of D at one n (the run's largest, at most 1e6). */
+static int wdef_points(const struct wdef *wd, size_t *n, uint32_t *d)
+{
+    int npts = 0;
+    if (wd->id == WL_TTL && wd->ttls == 0) {
+        size_t nsweep = opt.n[opt.nn - 1] < 1000000 ? opt.n[opt.nn - 1] : 1000000;
+        for (int k = 0; k < NSWEEP; k++)
+            if (sweep_d[k] <= (nsweep > TTL_MANY ? nsweep : TTL_MANY)) {
+                n[npts] = nsweep;
+                d[npts] = sweep_d[k];
+                npts++;
+            }
+    } else {
+        for (int k = 0; k < opt.nn; k++) {
+            n[npts] = opt.n[k];
+            d[npts] = wd->ttls;
+            npts++;
+        }
+    }
+    return npts;
+}
+
+static size_t fig9_points(size_t *n);
+
+/* Plan the whole run for the progress line: every cell that will run, with
+ * its planned cost. */
+static void plan_run(void)
+{
+    memset(&prog, 0, sizeof prog);
+    for (int i = 0; i < opt.nsel; i++) {
+        const struct wdef *wd = &wdefs[opt.wsel[i]];
+        if (wd->id == W_FIG9) {
+            size_t n[FIG9_MAX];
+            size_t k = fig9_points(n);
+            prog.total += (double)k * FIG9_COST_PER_N;
+            prog.cells += (int)k;
+            continue;
+        }
+        int sweep = wd->id == WL_TTL && wd->ttls == 0;
+        size_t n[X_MAX];
+        uint32_t d[X_MAX];
+        int npts = wdef_points(wd, n, d);
+        for (int xi = 0; xi < npts; xi++)
+            for (int ti = 0; ti < ntargets; ti++) {
+                struct wl_spec spec;
+                const char *why;
+                if (sweep && !is_sweep_target(&targets[ti]))
+                    continue;
+                if (plan(&targets[ti], wd->id, n[xi], d[xi], &spec, &why) != CELL_OK)
+                    continue;
+                prog.total += opt.rounds * cell_cost(&targets[ti], &spec);
+                prog.cells += opt.rounds;
+            }
+    }
+    prog.t0 = bench_now_ns();
+}
+
 static void run_wdef(int w)
 {
     const struct wdef *wd = &wdefs[w];
@@ -1006,24 +1264,9 @@ static void run_wdef(int w)
         if (wd->unit2)
             s2->unit = wd->unit2;
     }
-    size_t nsweep = opt.n[opt.nn - 1] < 1000000 ? opt.n[opt.nn - 1] : 1000000;
-    int npts = 0;
-    if (sweep) {
-        for (int k = 0; k < NSWEEP; k++)
-            if (sweep_d[k] <= (nsweep > TTL_MANY ? nsweep : TTL_MANY)) {
-                s1->x[npts] = sweep_d[k];
-                s1->n[npts] = nsweep;
-                s1->d[npts] = sweep_d[k];
-                npts++;
-            }
-    } else {
-        for (int k = 0; k < opt.nn; k++) {
-            s1->x[npts] = (double)opt.n[k];
-            s1->n[npts] = opt.n[k];
-            s1->d[npts] = wd->ttls;
-            npts++;
-        }
-    }
+    int npts = wdef_points(wd, s1->n, s1->d);
+    for (int xi = 0; xi < npts; xi++)
+        s1->x[xi] = sweep ? (double)s1->d[xi] : (double)s1->n[xi];
     s1->nx = npts;
     if (s2) {
         s2->nx = npts;
@@ -1059,17 +1302,11 @@ static void run_wdef(int w)
                     merge_round(h2, &c2, r);
             }
         }
-        if (!g_tty) {
-            if (sweep)
-                progress("twbench: %s n=%s D=%u: %.1f s", wd->name, fmt_n(s1->n[xi], nb, sizeof nb),
-                         s1->d[xi], (double)(bench_now_ns() - t1) / 1e9);
-            else
-                progress("twbench: %s n=%s: %.1f s", wd->name, fmt_n(s1->n[xi], nb, sizeof nb),
-                         (double)(bench_now_ns() - t1) / 1e9);
-        }
+        if (!g_tty)
+            progress("%s n=%s%s%.0u took %.1f s", wd->name, fmt_n(s1->n[xi], nb, sizeof nb),
+                     sweep ? " D=" : "", sweep ? s1->d[xi] : 0,
+                     (double)(bench_now_ns() - t1) / 1e9);
     }
-    if (g_tty)
-        progress("twbench: %s done", wd->name);
 }
 
 /* ------------------------------------------------------------- fig9 */
@@ -1098,15 +1335,22 @@ static double fig9_slope(int k)
     return m >= 2 ? (m * sxy - sx * sy) / (m * sxx - sx * sx) : 0;
 }
 
+/* The n of the experiment: from the run's smallest n up to its largest, at
+ * most 1e5 unless --n asks for more. */
+static size_t fig9_points(size_t *n)
+{
+    size_t lo = opt.n[0], hi = opt.n[opt.nn - 1], k = 0;
+    size_t cap = hi > 100000 && !opt.n_given ? 100000 : hi;
+    for (size_t i = 0; i < sizeof fig9_n / sizeof fig9_n[0] && k < FIG9_MAX; i++)
+        if (fig9_n[i] >= lo && fig9_n[i] <= cap)
+            n[k++] = fig9_n[i];
+    return k < 2 ? 0 : k;
+}
+
 static void run_fig9(void)
 {
     char nb[32];
-    size_t lo = opt.n[0], hi = opt.n[opt.nn - 1];
-    size_t cap = opt.nn > 0 && hi > 100000 && !opt.n_given ? 100000 : hi;
-    fig9.npts = 0;
-    for (size_t i = 0; i < sizeof fig9_n / sizeof fig9_n[0] && fig9.npts < FIG9_MAX; i++)
-        if (fig9_n[i] >= lo && fig9_n[i] <= cap)
-            fig9.n[fig9.npts++] = fig9_n[i];
+    fig9.npts = (int)fig9_points(fig9.n);
     if (fig9.npts < 2) {
         fig9.have = 0;
         fig9.why = "fewer than two values of n in 1e3..1e5 (fig9 needs a range of n)";
@@ -1117,10 +1361,16 @@ static void run_fig9(void)
         struct fig9_measurement m;
         unsigned reps = (unsigned)reps_for(fig9.n[i]);
         snprintf(g_where, sizeof g_where, "fig9, n=%s", fmt_n(fig9.n[i], nb, sizeof nb));
-        progress("twbench: fig9 n=%s ...", nb);
+        if (g_tty)
+            progress("fig9 n=%s", nb);
+        uint64_t t1 = bench_now_ns();
         int rc = fig9_measure(fig9.n[i], reps, mix(ropt.seed, fig9.n[i]), &m);
         if (rc)
             bench_die("fig9_measure(%zu): %s", fig9.n[i], tw_strerror(rc));
+        prog.done += FIG9_COST_PER_N;
+        prog.cells_done++;
+        if (!g_tty)
+            progress("fig9 n=%s took %.1f s", nb, (double)(bench_now_ns() - t1) / 1e9);
         fig9.ns[0][i] = m.v[FIG9_BSD_LIST].median_ns;
         fig9.ns[1][i] = m.v[FIG9_WHEEL_HASH].median_ns;
         fig9.ns[2][i] = m.v[FIG9_WHEEL_HANDLE].median_ns;
@@ -1135,10 +1385,14 @@ static void run_fig9(void)
     fig9.flat_ok = fig9.slope[1] < 0.3 && fig9.slope[2] < 0.3;
     fig9.order_ok = fig9.order_ratio < 1.0;
     fig9.have = 1;
-    if (g_tty)
-        progress("twbench: fig9 done");
 }
 #else
+static size_t fig9_points(size_t *n)
+{
+    (void)n;
+    return 0;
+}
+
 static void run_fig9(void)
 {
     fig9.have = 0;
@@ -1920,6 +2174,9 @@ static void read_machine(void)
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(machine.date, sizeof machine.date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+#ifdef TW_GIT_REV
+    snprintf(machine.rev, sizeof machine.rev, "%s", TW_GIT_REV);
+#endif
     struct utsname u;
     if (uname(&u) == 0)
         snprintf(machine.kernel, sizeof machine.kernel, "%.20s %.80s %.20s", u.sysname, u.release,
@@ -1929,6 +2186,26 @@ static void read_machine(void)
 }
 
 /* ------------------------------------------------------------- main */
+
+/* Can `path` be written?  Opens it without truncating, and removes it if
+ * this call created it.  0, or -1 with why in err. */
+static int probe_file(const char *path, char *err, size_t len)
+{
+    if (path[0] == '\0') {
+        snprintf(err, len, "an empty path: want a file name");
+        return -1;
+    }
+    int existed = access(path, F_OK) == 0;
+    FILE *f = fopen(path, "a");
+    if (f == NULL) {
+        snprintf(err, len, "cannot write: %s", strerror(errno));
+        return -1;
+    }
+    fclose(f);
+    if (!existed)
+        remove(path);
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -1940,6 +2217,11 @@ int main(int argc, char **argv)
                  i ? argv[i] : "twbench");
     }
     parse_args(argc, argv);
+    char err[512];
+    if (opt.out && opt.out[0] && report_probe(opt.out, err, sizeof err))
+        usage_error("--out: %s", err);
+    if (opt.json && probe_file(opt.json, err, sizeof err))
+        usage_error("--json %s: %s", opt.json, err);
     g_tty = isatty(2);
     vclock_init();
     setup_targets();
@@ -1952,11 +2234,6 @@ int main(int argc, char **argv)
         usage_error("no scheme to run");
     check_memory();
     read_machine();
-    char err[512];
-    if (opt.out && opt.out[0] && report_probe(opt.out, err, sizeof err)) {
-        fprintf(stderr, "twbench: %s\n", err);
-        return 1;
-    }
     machine.clock_read_ns = vclock_read_ns();
     machine.poll_ns = vclock_poll_ns();
 
@@ -1970,6 +2247,12 @@ int main(int argc, char **argv)
     uint64_t t0 = bench_now_ns();
     while (bench_now_ns() - t0 < 200000000u)
         ;
+    plan_run();
+    char est[32];
+    fmt_secs(prog.total, est, sizeof est);
+    progress_end("%d cells to measure, about %s on a 2-core machine like the reference one%s",
+                 prog.cells, est,
+                 opt.default_run ? " (the default run; --full: every workload and scheme)" : "");
     for (int i = 0; i < opt.nsel; i++) {
         int w = opt.wsel[i];
         if (wdefs[w].id == W_FIG9) {
@@ -1996,9 +2279,9 @@ int main(int argc, char **argv)
     ropt.seconds = (double)(bench_now_ns() - t0) / 1e9;
     if (getloadavg(machine.load_end, 3) < 0)
         machine.load_end[0] = -1;
-    progress("twbench: finished in %.1f s", ropt.seconds);
-    if (g_tty)
-        fputc('\n', stderr);
+    char took[32];
+    fmt_secs(ropt.seconds, took, sizeof took);
+    progress_end("finished in %s (planned: %s)", took, est);
     printf("\nload average: %.2f at start, %.2f at the end (%d CPUs): figures from a loaded "
            "machine are noisier\n",
            machine.load_start[0], machine.load_end[0], machine.cpus);

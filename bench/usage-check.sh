@@ -1,0 +1,63 @@
+#!/bin/sh
+# Bad input to twbench, twbench advise and twfloor: each case must exit 2
+# at once with exactly one line on stderr that names the option at fault,
+# write nothing to stdout, and leave no output file behind.
+#
+#   bench/usage-check.sh path/to/twbench path/to/twfloor
+twbench=$1
+twfloor=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fails=0
+
+# case PROGRAM WORD-EXPECTED-IN-THE-LINE ARGS...
+case_() {
+  prog=$1
+  want=$2
+  shift 2
+  "$prog" "$@" >"$dir/out" 2>"$dir/err"
+  rc=$?
+  lines=$(wc -l <"$dir/err")
+  if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || [ -s "$dir/out" ] ||
+     ! grep -q -- "$want" "$dir/err"; then
+    echo "usage-check: $(basename "$prog") $*: exit $rc, $lines line(s) on stderr," \
+         "want exit 2 and one line naming '$want':" >&2
+    sed 's/^/  | /' "$dir/err" >&2
+    fails=$((fails + 1))
+  fi
+}
+
+case_ "$twbench" "--workload" --workload nosuch
+case_ "$twbench" "churn-any" --workload nosuch        # the list names every workload
+case_ "$twbench" "--workload" --workload ''
+case_ "$twbench" "--scheme" --scheme nosuch
+case_ "$twbench" "--n" --n 0
+case_ "$twbench" "--n" --n 4e9
+case_ "$twbench" "--n" --n 1e3x
+case_ "$twbench" "--reps" --reps 0
+case_ "$twbench" "--rounds" --rounds 99
+case_ "$twbench" "--ratio" --ratio nosuch
+case_ "$twbench" "--seed" --seed -3
+case_ "$twbench" "--nosuch" --nosuch
+case_ "$twbench" "--workload" --workload
+case_ "$twbench" "--quick" --full --quick
+case_ "$twbench" "--json" --workload tick --n 1e3 --json "$dir/no/such/dir/x.json" --out ''
+case_ "$twbench" "--json" --workload tick --n 1e3 --json '' --out ''
+case_ "$twbench" "--out" --workload tick --n 1e3 --out /proc/twbench-no
+case_ "$twbench" "--out" --workload tick --n 1e3 --out "$dir/no/such/dir"
+case_ "$twbench" "--timers" advise --timers 0
+case_ "$twbench" "--ttls" advise --ttls 30x
+case_ "$twbench" "--tick-rate" advise --tick-rate 0
+case_ "$twbench" "--nosuch" advise --nosuch 1
+case_ "$twfloor" "--n" --n 0
+case_ "$twfloor" "--reps" --reps 1000
+case_ "$twfloor" "--scheme" --scheme nosuch
+case_ "$twfloor" "--pad" --pad
+case_ "$twfloor" "--nosuch" --nosuch 1
+
+if [ -e /proc/twbench-no ] || [ -e "$dir/no" ]; then
+  echo "usage-check: a refused output path was created" >&2
+  fails=$((fails + 1))
+fi
+[ "$fails" -eq 0 ] && echo "usage-check: every bad input refused on one line, exit 2"
+exit "$fails"
