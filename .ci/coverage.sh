@@ -17,9 +17,9 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 if ! command -v gcovr >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
   echo "coverage: installing gcovr"
-  { apt-get install -y -q --no-install-recommends gcovr ||
-    { apt-get update -q && DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y -q --no-install-recommends gcovr; }; } >/dev/null 2>&1 ||
+  { apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends gcovr ||
+    { apt-get -o DPkg::Lock::Timeout=600 update -q && DEBIAN_FRONTEND=noninteractive \
+        apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends gcovr; }; } >/dev/null 2>&1 ||
     echo "coverage: gcovr not available, falling back to gcov -b"
 fi
 

@@ -28,8 +28,8 @@ have_libfuzzer() {
 if ! have_libfuzzer && [ "$(id -u)" -eq 0 ]; then
   echo "fuzz: installing clang and libFuzzer (libclang-rt-14-dev)"
   export DEBIAN_FRONTEND=noninteractive
-  { apt-get install -y -q --no-install-recommends clang libclang-rt-14-dev ||
-    { apt-get update -q && apt-get install -y -q --no-install-recommends \
+  { apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends clang libclang-rt-14-dev ||
+    { apt-get -o DPkg::Lock::Timeout=600 update -q && apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
         clang libclang-rt-14-dev; }; } >/dev/null 2>&1 || true
 fi
 

@@ -36,5 +36,32 @@ if [ "$(id -u)" -ne 0 ]; then
     exit 1
   fi
 fi
-"${sudo[@]}" apt-get update -q
-DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${need[@]}"
+# apt-get, waiting while another process (unattended-upgrades, a second
+# install) holds apt's lock, up to 10 minutes; any other failure ends with
+# the command to run by hand.
+apt_wait() {
+  local log waited=0
+  log=$(mktemp)
+  while :; do
+    if DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=60 "$@" \
+        >"$log" 2>&1; then
+      rm -f "$log"
+      return 0
+    fi
+    if grep -qiE 'could not get lock|unable to lock|is another process using it' "$log" &&
+        [ "$waited" -lt 600 ]; then
+      [ "$waited" -eq 0 ] && echo "deps: apt is busy (another process holds its lock); waiting up to 10 minutes..."
+      sleep 10
+      waited=$((waited + 10))
+      continue
+    fi
+    tail -n 5 "$log" | sed 's/^/deps: apt-get: /' >&2
+    rm -f "$log"
+    echo "deps: could not install ${need[*]}; install them by hand and run again:" >&2
+    echo "      sudo apt-get update && sudo apt-get install ${need[*]}" >&2
+    exit 1
+  done
+}
+apt_wait update -q
+apt_wait install -y -q --no-install-recommends "${need[@]}"
+echo "deps: installed ${need[*]}"
