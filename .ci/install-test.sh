@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Install twheel into a temporary prefix and build examples/hello.c against
-# the installed copy only, three ways:
+# the installed copy only, and as a subproject, every way the README gives:
 #   1. pkg-config, static library (-Wl,-Bstatic around the pkg-config libs);
-#   2. pkg-config, shared library (run with LD_LIBRARY_PATH);
-#   3. a CMake project that uses find_package(twheel) and twheel::twheel.
+#   2. pkg-config, shared library, run with LD_LIBRARY_PATH, and again
+#      linked with an rpath (runs with no environment at all);
+#   3. a CMake project that uses find_package(twheel) and twheel::twheel;
+#   4. a static-only install (-DTW_BUILD_SHARED=OFF): plain pkg-config
+#      links it statically;
+#   5. add_subdirectory() and FetchContent: the parent keeps its own build
+#      type (none), gets no twheel tests and no twheel install rules.
 # Each program must exit 0 and print what hello prints.  Exit status non-zero
 # on any failure.
 set -euo pipefail
@@ -57,7 +62,12 @@ step "pkg-config, shared"
 readelf -d "$work/hello-shared" | grep -q 'libtwheel\.so' ||
   { echo "install-test: hello-shared does not use libtwheel.so" >&2; exit 1; }
 out=$(LD_LIBRARY_PATH="$libdir" "$work/hello-shared")
-check_output "shared (pkg-config)" "$out"
+check_output "shared (pkg-config, LD_LIBRARY_PATH)" "$out"
+# shellcheck disable=SC2046
+"$cc" "${cflags[@]}" "$work/hello.c" $(pkg-config --cflags --libs twheel) \
+  -Wl,-rpath,"$(pkg-config --variable=libdir twheel)" -o "$work/hello-rpath"
+out=$(env -i "$work/hello-rpath")
+check_output "shared (pkg-config, rpath)" "$out"
 
 step "CMake find_package(twheel)"
 mkdir -p "$work/consumer"
@@ -74,6 +84,80 @@ cmake -S "$work/consumer" -B "$work/consumer/build" -DCMAKE_PREFIX_PATH="$prefix
 cmake --build "$work/consumer/build" >>"$work/consumer.log" || { cat "$work/consumer.log"; exit 1; }
 out=$("$work/consumer/build/hello")
 check_output "CMake find_package" "$out"
+
+step "static-only install (-DTW_BUILD_SHARED=OFF)"
+cmake -S "$root" -B "$work/build-static" -DCMAKE_BUILD_TYPE=Release -DTW_BUILD_SHARED=OFF \
+  -DTW_BUILD_TESTS=OFF -DTW_BUILD_BENCH=OFF -DTW_BUILD_EXAMPLES=OFF \
+  -DCMAKE_INSTALL_PREFIX="$work/prefix-static" >"$work/configure-static.log"
+cmake --build "$work/build-static" -j "$jobs" >>"$work/configure-static.log"
+cmake --install "$work/build-static" >>"$work/configure-static.log"
+if find "$work/prefix-static" -name 'libtwheel.so*' | grep -q .; then
+  echo "install-test: a static-only install has libtwheel.so" >&2
+  exit 1
+fi
+pc=$(find "$work/prefix-static" -name twheel.pc | head -n 1)
+# shellcheck disable=SC2046
+"$cc" "${cflags[@]}" "$work/hello.c" $(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs twheel) \
+  -o "$work/hello-static-only"
+out=$(env -i "$work/hello-static-only")
+check_output "static-only install (plain pkg-config)" "$out"
+
+# A parent project that takes twheel as a subproject, by add_subdirectory or
+# FetchContent; $1 says which.  The parent sets no build type and has its
+# own install rule and test; twheel must add neither a build type, nor
+# install rules, nor tests to it.
+subproject() {
+  local how=$1 dir="$work/parent-$1"
+  mkdir -p "$dir"
+  cp "$work/hello.c" "$dir/hello.c"
+  if [ "$how" = add_subdirectory ]; then
+    mkdir -p "$dir/twheel" # the source tree without .git and build folders
+    tar -C "$root" --exclude=./.git --exclude='./build*' --exclude=./twbench-report -cf - . |
+      tar -C "$dir/twheel" -xf -
+    include='add_subdirectory(twheel)'
+  else
+    include="include(FetchContent)
+FetchContent_Declare(twheel SOURCE_DIR \"$root\")
+FetchContent_MakeAvailable(twheel)"
+  fi
+  cat >"$dir/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.16)
+project(parent C)
+enable_testing()
+$include
+add_executable(hello hello.c)
+target_link_libraries(hello PRIVATE twheel::twheel)
+install(TARGETS hello DESTINATION bin)
+add_test(NAME parent_hello COMMAND hello)
+file(WRITE \${CMAKE_BINARY_DIR}/build-type.txt "[\${CMAKE_BUILD_TYPE}]")
+CMAKE
+  cmake -S "$dir" -B "$dir/build" >"$dir/configure.log" 2>&1 ||
+    { cat "$dir/configure.log"; exit 1; }
+  cmake --build "$dir/build" -j "$jobs" >"$dir/build.log" 2>&1 || { cat "$dir/build.log"; exit 1; }
+  out=$("$dir/build/hello")
+  check_output "$how: hello" "$out"
+  if [ "$(cat "$dir/build/build-type.txt")" != "[]" ]; then
+    echo "install-test: $how: twheel set the parent's build type: $(cat "$dir/build/build-type.txt")" >&2
+    exit 1
+  fi
+  tests=$(cd "$dir/build" && ctest -N | grep -c 'Test #' || true)
+  if [ "$tests" -ne 1 ]; then
+    echo "install-test: $how: the parent has $tests tests, want its own 1 (twheel added tests)" >&2
+    exit 1
+  fi
+  cmake --install "$dir/build" --prefix "$dir/inst" >"$dir/install.log"
+  extra=$(cd "$dir/inst" && find . -type f ! -path ./bin/hello)
+  if [ -n "$extra" ]; then
+    echo "install-test: $how: twheel installed into the parent's prefix:" >&2
+    echo "$extra" >&2
+    exit 1
+  fi
+  echo "install-test: $how: no build type, no tests, no install rules added to the parent"
+}
+step "subproject: add_subdirectory"
+subproject add_subdirectory
+step "subproject: FetchContent"
+subproject fetchcontent
 
 echo
 echo "install-test: all ok"
