@@ -2,17 +2,39 @@
  * twheel.h -- the whole public API of twheel, a timer facility for C.
  *
  * twheel implements the timer schemes of Varghese & Lauck, "Hashed and
- * Hierarchical Timing Wheels", behind one API.  The library never reads a
- * clock: time is an unsigned 64-bit count of ticks that the caller passes to
- * tw_advance().  Timers are intrusive nodes (struct tw_timer) that the caller
- * embeds in its own structures; starting, stopping and expiring a timer never
- * allocates in the list and wheel schemes.
+ * Hierarchical Timing Wheels", and Lev-Libfeld's Timer Lawn behind one API.
+ * Timers are intrusive nodes (struct tw_timer) that the caller embeds in its
+ * own structures; starting, stopping and expiring a timer never allocates in
+ * the list and wheel schemes.
+ *
+ * Time.  The library never reads a clock: time is an unsigned 64-bit count
+ * of ticks of the caller's choosing, passed to tw_advance().  Intervals count
+ * from the facility's current time, tw_now(): the last `now` it was given,
+ * or struct tw_config.start before the first advance.  tw_create(&tw, NULL)
+ * starts at tick 0.  With a real clock, start the facility at the clock's
+ * current value (cfg.start = now_ms(), see the README): a facility left at
+ * 0 and then advanced to a monotonic clock's reading fires every timer
+ * started before that first advance at once, since their deadlines were
+ * counted from 0.
+ *
+ * Threads.  A facility is not thread-safe: its functions, its timers'
+ * functions and a callout context on it must be called by one thread at a
+ * time (a lock around the facility, or one facility per thread).
+ * Different facilities share nothing: threads may use their own
+ * facilities concurrently without locking, and tw_create() and
+ * tw_destroy() may run in any thread.  The functions that take no
+ * facility (tw_version*, tw_strerror, tw_err_name, tw_scheme_*,
+ * tw_config_init, tw_config_check) are thread-safe.  Callbacks run in the
+ * thread that called tw_advance().  A custom allocator is called from
+ * whichever thread calls into its facility.
  *
  * Conventions: functions that can fail return a negative TW_E* code (see
  * tw_strerror()); a function that returns an error has changed nothing: no
  * timer, count, time or callback.  (After TW_ENOMEM, room that was already
  * reserved for later growth may stay: tw_memory() can be larger.)  No
  * function that takes a callback and fails ever calls that callback.
+ *
+ * Each scheme's costs, callback order and limits are in docs/schemes/.
  *
  * Sections: version, errors, types, configuration, facility, timers,
  * expiry, introspection, and the BSD callout interface.
@@ -173,7 +195,8 @@ struct tw_config {
      * 64 bits of time, the only other value accepted (anything else is
      * TW_ECONFIG: fewer cannot hold every deadline, more are never used). */
     uint32_t levels;
-    /* The facility's time at creation. */
+    /* The facility's time at creation (0 by default).  With a real clock,
+     * set it to the clock's current reading in ticks. */
     tw_time_t start;
     /* hybrid: a TTL gets its own FIFO queue once this many timers of it
      * have been started in a row of its hash slot (0: default 8; 1: every
@@ -209,9 +232,12 @@ TW_EXTERN int tw_config_check(const struct tw_config *cfg, const char **why);
 
 /* ----------------------------------------------------------------- facility */
 
-/* Create a facility.  `cfg` NULL means tw_config_init(TW_HIERARCHICAL).
- * On success stores it in *out and returns 0; otherwise returns TW_EINVAL,
- * TW_ECONFIG or TW_ENOMEM and leaves *out untouched. */
+/* Create a facility.  `cfg` NULL means tw_config_init(TW_HIERARCHICAL),
+ * which starts the facility's time at tick 0: on a real clock, pass a
+ * configuration whose `start` is the clock's current reading ("Time" at
+ * the top of this file).  On success stores it in *out and returns 0;
+ * otherwise returns TW_EINVAL, TW_ECONFIG or TW_ENOMEM and leaves *out
+ * untouched. */
 TW_EXTERN int tw_create(struct tw **out, const struct tw_config *cfg);
 
 /* Destroy a facility.  Timers still pending become idle (not fired) and may
@@ -272,37 +298,33 @@ TW_EXTERN int tw_ttl_hint(struct tw *tw, tw_time_t ttl, enum tw_ttl_hint hint);
 
 /* ------------------------------------------------------------------- expiry */
 
-/* Per-tick bookkeeping up to `now` (the paper's PER_TICK_BOOKKEEPING), then
- * expiry processing by callback.  Every timer whose deadline is <= now
- * fires exactly once (hierarchical_coarse: once its rounded-up deadline is
- * <= now, never early, and late by less than 8/(slots-2) of its interval); all
- * due timers are collected before the first callback runs, so a callback
- * may stop, restart or free any timer.  Cost is O(expired + occupied slots
- * visited), not O(now - current time), for wheel, hashed_sorted,
- * hierarchical_coarse and the hybrid's wheel; hierarchical adds the timers
- * it moves down a level (each at most levels - 1 times in its life);
- * hashed (Scheme 6) also reads every timer of each slot it visits, n/M per
- * slot on average, so a jump of M ticks or more reads every pending timer
- * once, O(n).  Returns the number of callbacks run (>= 0), TW_ETIME if
- * `now` is before the current time (nothing done), TW_EBUSY if called
- * from a callback of this facility, TW_EINVAL for NULL.
+/* Advance the facility's time to `now` and run the callback of every timer
+ * that is due: each timer whose deadline is at or before `now` fires exactly
+ * once (hierarchical_coarse fires at its deadline rounded up: never early,
+ * late by less than 8/(slots-2) of the interval).  All due timers are taken
+ * out before the first callback runs, so a callback may stop, restart or
+ * free any timer; a timer a callback starts already due fires in the next
+ * advance.  Timers queued by tw_collect() and not yet taken stay queued:
+ * an advance neither fires nor moves them.  Returns the number of callbacks
+ * run (>= 0), or TW_ETIME if `now` is before tw_now() (nothing done),
+ * TW_EBUSY from a callback of this facility, TW_EINVAL for NULL.
  *
- * Order of the callbacks of one advance: timers started when already due
- * (deadline at or before the current time) fire first, in start order.
- * Then: ordered, heap and wheel fire in deadline order, equal deadlines in
- * start order (a re-armed timer counts from its last start); list, hashed
- * and hashed_sorted fire equal deadlines in start order and promise no
- * order across deadlines; lawn (and hybrid's queues) fire one TTL's timers
- * in start order; hierarchical, hierarchical_coarse and hybrid's wheel
- * promise no order at all, not even among equal deadlines: their slots deal
- * their timers over 8 lists, so that expiry keeps several cache misses in
- * flight (docs/design.md, "Ready lanes"). */
+ * Cost: O(1) when nothing is due, else about O(timers fired + occupied
+ * slots visited), not O(now - tw_now()), for the wheels; docs/schemes/ has
+ * each scheme's.  Order within one advance: timers started already due
+ * fire first, in start order; then ordered, heap and wheel fire in deadline
+ * order (equal deadlines in start order), the other schemes in an order of
+ * their own (docs/schemes/<scheme>.md, "In the API"). */
 TW_EXTERN int64_t tw_advance(struct tw *tw, tw_time_t now);
 
 /* The event-flag form: as tw_advance(), but instead of running callbacks it
- * appends the expired timers to the facility's expired queue, where they
- * stay pending (tw_stop() still removes them) until tw_get_expired() hands
- * them out.  Returns how many were queued, or an error as tw_advance(). */
+ * appends the due timers to the facility's expired queue, after any it
+ * queued before.  Queued timers stay pending and counted by tw_count() until
+ * tw_get_expired() hands them out: tw_stop() removes one (returns 1),
+ * tw_start() re-arms it, tw_destroy() makes them idle, tw_next_expiry()
+ * reports the earliest of them; a later tw_advance() or tw_collect() leaves
+ * them where they are.  Returns how many were queued, or an error as
+ * tw_advance(). */
 TW_EXTERN int64_t tw_collect(struct tw *tw, tw_time_t now);
 
 /* Pop the next timer of the expired queue, now idle, or NULL when empty.
@@ -311,23 +333,13 @@ TW_EXTERN struct tw_timer *tw_get_expired(struct tw *tw);
 
 /* When the next timer will fire: how long an event loop may sleep.
  * Returns 1 and stores a tick in *deadline, 0 if nothing is pending, or
- * TW_EINVAL.  For every scheme but hierarchical_coarse it is exactly the
- * earliest pending deadline.  hierarchical_coarse fires a timer late, at its
- * deadline rounded up to its level's granularity (never early, by less than
- * 8/(S-2) of its interval), and this returns that rounded tick, the one at
- * which tw_advance() will fire it.  A timer already due (deadline at or
- * before tw_now()) gives its deadline.  Cost, besides a look at the lists
- * of due timers: list O(n); ordered, heap O(1); wheel, hashed_sorted,
- * hierarchical_coarse O(slots/64) bitmap scans (hashed_sorted: and the
- * first occupied slot's head); lawn O(1) and O(log TTLs) per queue whose
- * head was stopped since (O(TTLs) with TW_OPT_LAWN_SCAN);
- * hashed and hierarchical O(1) while their cache of the earliest
- * deadlines holds; when the cache empties, a walk refills it with up to 64,
- * as many as the walk saw, so there is one walk per that many earliest
- * timers leaving (hierarchical: the first slot of the lowest level in use;
- * hashed: slots up to the first due this revolution, then on until it
- * knows 64 or has walked as many slots again); hybrid the earlier of its
- * parts (docs/design.md, "Earliest deadlines"). */
+ * TW_EINVAL.  The tick is the earliest pending deadline; a timer already
+ * due (or queued by tw_collect()) gives its deadline, at or before
+ * tw_now(), so the loop should not sleep.  hierarchical_coarse gives the
+ * tick at which tw_advance() will fire its earliest timer: the deadline
+ * rounded up, never before it.  O(1) for most schemes most of the time
+ * (list O(n); the wheels scan occupancy bitmaps or refill a small cache of
+ * the earliest deadlines); docs/schemes/ has each scheme's cost. */
 TW_EXTERN int tw_next_expiry(struct tw *tw, tw_time_t *deadline);
 
 /* ------------------------------------------------------------ introspection */
