@@ -217,9 +217,9 @@ static void wl_churn(const struct wl_spec *s, struct rng *r, struct wl_result *r
     /* churn-any, the second figure: the same, but the timer stopped and
      * restarted is a random one of the n (a cold node at large n), and each
      * restart goes beyond every deadline pending (intervals from 2 hi + 1
-     * up, one tick more each time).  This is the form in which the issue's
-     * reference figures were measured (libev ~210 ns at 10^6: its stop
-     * deletes from a random place in its heap). */
+     * up, one tick more each time): the paper's Fig. 9 test with a cold
+     * timer (libev ~210 ns at 10^6 on a slower day: its stop deletes from
+     * a random place in its heap). */
     uint64_t far = 2 * s->hi + 1;
     for (int w = 0; w <= s->reps; w++) {
         struct rng lr = *r;
@@ -263,9 +263,8 @@ static void wl_churn(const struct wl_spec *s, struct rng *r, struct wl_result *r
  * which fires them all (timed): every deadline is at or below 2^40, which
  * hierarchical_coarse's rounding up keeps (2^40 is a multiple of the step
  * of every level that holds such a deadline).  Figure: ns per
- * timer of that one advance; times n, the advance's time (issue 3: "an
- * advance by 2^40 ticks with 10^6 pending timers finishes in
- * milliseconds").
+ * timer of that one advance; times n, the advance's time (milliseconds
+ * for 10^6 timers in the wheels).
  */
 static void wl_expire(const struct wl_spec *s, struct rng *r, struct wl_result *res)
 {

@@ -397,7 +397,7 @@ tw_time_t tw_timer_deadline(const struct tw_timer *t)
  * remove compiled in place (tw_start(), start_leaf(), tw_stop(), and the
  * copies of start_fast() and stop_fast()), and the rest (INL_NONE: through
  * tw->insert and tw->remove).  The hierarchical wheel is the default
- * scheme; Lawn and the hybrid are the schemes issue 4 compares with it;
+ * scheme; Lawn and the hybrid are the TTL schemes measured against it;
  * none of those keeps a timer late.  (The no-migration wheel has leaves of
  * its own, start_coarse_leaf() and tw_stop()'s; its rare cases take the
  * ops table.) */

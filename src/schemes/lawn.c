@@ -70,8 +70,7 @@
  *
  * Multiple workers (the paper's section IV-A): queues are independent, so
  * the TTL space partitions cleanly, by hashing the TTL to a worker, each
- * with a lawn of its own and no shared state.  The timer service (a later
- * issue) will shard that way: docs/schemes/lawn.md.
+ * with a lawn of its own and no shared state (docs/schemes/lawn.md).
  *
  * Order: within one TTL, start order (checked by the tests); across TTLs,
  * the order in which the heap yields the queues, by their keys.
