@@ -133,9 +133,12 @@ extern struct run_opts ropt;
 
 /* report.c */
 void json_write(FILE *f);
-/* Write report.html, one SVG per series and fig9.svg, and twbench.json
- * into dir, each under a temporary name first, then renamed; on any error
- * removes what it wrote and returns -1 with a message in err. */
+/* Write report.html, summary.md (the which-scheme summary and the table of
+ * every target at the largest n, in Markdown), the SVG plots (one or more
+ * per series, at most about six lines each) and fig9.svg, and
+ * twbench.json into dir, each under a temporary name first, then renamed;
+ * on any error removes what it wrote and returns -1 with a message in
+ * err. */
 int report_write(const char *dir, char *err, size_t errlen);
 /* Can dir be written (created if missing)?  0, or -1 with a message. */
 int report_probe(const char *dir, char *err, size_t errlen);
