@@ -324,11 +324,11 @@ static int g_tty;
  * --full runs every workload on every target. */
 static const char *const default_workloads[] = {"startstop", "churn",   "restart", "expire",
                                                 "tcp",       "idle",    "tick",    "ttl-8"};
-#define DEFAULT_WORKLOADS_TEXT "startstop, churn, restart, expire, tcp, idle, tick, ttl-8,\n" \
-                               "each with its second figure"
+#define DEFAULT_WORKLOADS_TEXT "startstop, churn, restart, expire, tcp, idle, tick and ttl-8 (each with\n" \
+                               "its second figure)"
 static const char *const default_schemes[] = {"hierarchical", "hierarchical_coarse", "hybrid",
                                               "heap", "peers"};
-#define DEFAULT_SCHEMES_TEXT "the schemes hierarchical (the default), hierarchical_coarse, hybrid, heap"
+#define DEFAULT_SCHEMES_TEXT "hierarchical (the default scheme), hierarchical_coarse, hybrid and heap,"
 
 static const char *workload_names(void);
 
@@ -341,18 +341,19 @@ static void print_wrapped(FILE *f, const char *list, int indent)
     int col = indent;
     fprintf(f, "%*s", indent, "");
     for (const char *p = list; *p;) {
+        while (*p == ' ')
+            p++;
         size_t len = strcspn(p, " ");
-        if (col > indent && col + (int)len > 79) {
+        if (len == 0)
+            break;
+        if (col > indent && col + 1 + (int)len > 79) {
             fprintf(f, "\n%*s", indent, "");
             col = indent;
+        } else if (col > indent) {
+            col += fprintf(f, " ");
         }
         col += fprintf(f, "%.*s", (int)len, p);
         p += len;
-        if (*p == ' ') {
-            p++;
-            if (col > indent)
-                col += fprintf(f, " ");
-        }
     }
     fputc('\n', f);
 }
@@ -363,12 +364,12 @@ static void usage(FILE *f)
             "usage: twbench [options]\n"
             "       twbench advise [options]   (twbench advise --help)\n"
             "\n"
-            "With no options: the default run, about 2 minutes on 2 cores: the headline\n"
-            "workloads (" DEFAULT_WORKLOADS_TEXT ")\n"
+            "With no options: the default run, about 2 minutes on 2 cores: the workloads\n"
+            DEFAULT_WORKLOADS_TEXT "\n"
             "for " DEFAULT_SCHEMES_TEXT "\n"
             "and the peers libev, libuv and libevent, at n = 1e3, 1e4, 1e5, 1e6.\n"
             "\n"
-            "  --full                  every workload and every scheme (about 10 minutes)\n"
+            "  --full                  every workload and every scheme (about 8 minutes)\n"
             "  --quick                 every workload and scheme at n = 1e3 and 1e4, 3\n"
             "                          repetitions (CI: under 30 s)\n"
             "  --workload NAME[,NAME]  run these workloads (the others stay out); one of:\n");
