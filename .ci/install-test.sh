@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install twheel into a temporary prefix and build examples/hello.c against
+# Install twheel into a temporary prefix (given at install time, and for the
+# static-only install at configure time) and build examples/hello.c against
 # the installed copy only, and as a subproject, every way the README gives:
 #   1. pkg-config, static library (-Wl,-Bstatic around the pkg-config libs);
 #   2. pkg-config, shared library, run with LD_LIBRARY_PATH, and again
@@ -8,7 +9,8 @@
 #   4. a static-only install (-DTW_BUILD_SHARED=OFF): plain pkg-config
 #      links it statically;
 #   5. add_subdirectory() and FetchContent: the parent keeps its own build
-#      type (none), gets no twheel tests and no twheel install rules.
+#      type (none), gets no twheel tests and no twheel install rules, and
+#      twheel builds its static library only.
 # Each program must exit 0 and print what hello prints.  Exit status non-zero
 # on any failure.
 set -euo pipefail
@@ -29,12 +31,13 @@ check_output() { # name, output
   echo "install-test: $1 ok"
 }
 
-step "build and install into $prefix"
+# The prefix is given at install time (cmake --install --prefix), not when
+# configuring: twheel.pc must still point at it.
+step "build, then install into $prefix"
 cmake -S "$root" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DTW_WERROR=ON \
-  -DTW_BUILD_TESTS=OFF -DTW_BUILD_BENCH=OFF -DTW_BUILD_EXAMPLES=OFF \
-  -DCMAKE_INSTALL_PREFIX="$prefix" >"$work/configure.log"
+  -DTW_BUILD_TESTS=OFF -DTW_BUILD_BENCH=OFF -DTW_BUILD_EXAMPLES=OFF >"$work/configure.log"
 cmake --build "$work/build" -j "$jobs" >"$work/build.log"
-cmake --install "$work/build" >"$work/install.log"
+cmake --install "$work/build" --prefix "$prefix" >"$work/install.log"
 pc=$(find "$prefix" -name twheel.pc | head -n 1)
 [ -n "$pc" ] || { echo "install-test: twheel.pc was not installed" >&2; exit 1; }
 export PKG_CONFIG_PATH=$(dirname "$pc")
@@ -136,6 +139,10 @@ CMAKE
   cmake --build "$dir/build" -j "$jobs" >"$dir/build.log" 2>&1 || { cat "$dir/build.log"; exit 1; }
   out=$("$dir/build/hello")
   check_output "$how: hello" "$out"
+  if find "$dir/build" -name 'libtwheel.so*' | grep -q .; then
+    echo "install-test: $how: the subproject built the shared library (want static only)" >&2
+    exit 1
+  fi
   if [ "$(cat "$dir/build/build-type.txt")" != "[]" ]; then
     echo "install-test: $how: twheel set the parent's build type: $(cat "$dir/build/build-type.txt")" >&2
     exit 1
