@@ -107,6 +107,7 @@
 #include <twheel.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -2316,7 +2317,11 @@ int main(int argc, char **argv)
             fprintf(stderr, "twbench: %s\n", err);
             return 1;
         }
-        printf("report written to %s/report.html (JSON, SVG plots beside it)\n", opt.out);
+        char abs[4096];
+        const char *dir = realpath(opt.out, abs) ? abs : opt.out;
+        printf("report: %s/report.html (which scheme to use, plots, tables)\n"
+               "        %s/summary.md (the summary in Markdown), twbench.json beside them\n",
+               dir, dir);
     }
     return 0;
 }
