@@ -17,9 +17,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 if ! command -v gcovr >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
   echo "coverage: installing gcovr"
-  { apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends gcovr ||
-    { apt-get -o DPkg::Lock::Timeout=600 update -q && DEBIAN_FRONTEND=noninteractive \
-        apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends gcovr; }; } >/dev/null 2>&1 ||
+  "$root/scripts/deps.sh" --pkg gcovr ||
     echo "coverage: gcovr not available, falling back to gcov -b"
 fi
 

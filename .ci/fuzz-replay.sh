@@ -27,10 +27,7 @@ have_libfuzzer() {
 
 if ! have_libfuzzer && [ "$(id -u)" -eq 0 ]; then
   echo "fuzz: installing clang and libFuzzer (libclang-rt-14-dev)"
-  export DEBIAN_FRONTEND=noninteractive
-  { apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends clang libclang-rt-14-dev ||
-    { apt-get -o DPkg::Lock::Timeout=600 update -q && apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
-        clang libclang-rt-14-dev; }; } >/dev/null 2>&1 || true
+  "$root/scripts/deps.sh" --pkg clang libclang-rt-14-dev || true
 fi
 
 if ! have_libfuzzer; then

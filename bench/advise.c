@@ -151,7 +151,7 @@ static void parse_adv(int argc, char **argv)
         if (!strcmp(a, "--timers")) {
             char *end;
             double n = strtod(v, &end);
-            if (*end || !(n >= 1) || n > 1e8 || n != floor(n))
+            if (end == v || *end || !(n >= 1) || n > 1e8 || n != floor(n))
                 adv_error("bad --timers '%s': want 1 to 1e8", v);
             adv.n = (size_t)n;
         } else if (!strcmp(a, "--ttls"))
@@ -161,7 +161,7 @@ static void parse_adv(int argc, char **argv)
         else if (!strcmp(a, "--stopped")) {
             char *end;
             adv.stopped = strtod(v, &end);
-            if (*end || !(adv.stopped >= 0) || adv.stopped > 0.999)
+            if (end == v || *end || !(adv.stopped >= 0) || adv.stopped > 0.999)
                 adv_error("bad --stopped '%s': want a fraction from 0 to 0.999", v);
         } else if (!strcmp(a, "--tick")) {
             int is_ticks;
@@ -171,7 +171,7 @@ static void parse_adv(int argc, char **argv)
         } else if (!strcmp(a, "--tick-rate")) {
             char *end;
             double hz = strtod(v, &end);
-            if (*end || !(hz > 0) || hz > 1e9)
+            if (end == v || *end || !(hz > 0) || hz > 1e9)
                 adv_error("bad --tick-rate '%s': want ticks per second, above 0, at most 1e9", v);
             adv.tick_s = 1 / hz;
         }
@@ -182,6 +182,8 @@ static void parse_adv(int argc, char **argv)
         ttls = "1s"; /* a plain default: one TTL */
     if (ttls) {
         char buf[4096];
+        if (strlen(ttls) >= sizeof buf)
+            adv_error("bad --ttls: a list of more than %zu characters", sizeof buf - 1);
         snprintf(buf, sizeof buf, "%s", ttls);
         char *save = NULL;
         for (char *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
@@ -194,6 +196,8 @@ static void parse_adv(int argc, char **argv)
         snprintf(adv.text, sizeof adv.text, "TTLs {%s}", ttls);
     } else {
         char buf[256];
+        if (strlen(range) >= sizeof buf)
+            adv_error("bad --intervals: more than %zu characters, want LO:HI", sizeof buf - 1);
         snprintf(buf, sizeof buf, "%s", range);
         char *colon = strchr(buf, ':');
         if (colon == NULL)

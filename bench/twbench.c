@@ -93,9 +93,11 @@
  * Bytes per timer: the node (sizeof(struct tw_timer), or the peer's) plus
  * the target's own memory with n timers pending, divided by n.
  *
- * Output: tables on stdout, a progress line on stderr, and (unless --out
- * is empty) twbench.json, one SVG plot per figure, fig9.svg and
- * report.html in --out DIR (default ./twbench-report).
+ * Output: tables on stdout, progress on stderr (a bar with the time left on
+ * a terminal, a line per point otherwise), and (unless --out is empty)
+ * report.html, summary.md, twbench.json, the SVG plots (up to about six
+ * lines each, one or more per figure) and fig9.svg in --out DIR (default
+ * ./twbench-report).
  *
  * Exit status: 0, 1 if a run failed (a library call misbehaved) or the
  * report could not be written, 2 for a usage error.
@@ -106,12 +108,14 @@
 
 #include <twheel.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -376,26 +380,27 @@ static void usage(FILE *f)
             "  --workload NAME[,NAME]  run these workloads (the others stay out); one of:\n");
     print_wrapped(f, workload_names(), 26);
     fprintf(f,
-            "                          or ttl (every ttl-*), all.  A second figure (churn-any,\n"
-            "                          expire-jump, ...) is measured with its first: asking\n"
-            "                          for either runs both\n"
+            "                          or ttl (every ttl-*), all.  A second figure\n"
+            "                          (churn-any, expire-jump, ...) is measured with its\n"
+            "                          first: asking for either runs both\n"
             "  --scheme NAME[,NAME]    run these targets: twheel schemes, lawn_scan, libev,\n"
-            "                          libuv, libevent, peers (default: the default run's, or\n"
-            "                          with --full or --quick every one this build has)\n"
-            "  --n LIST                pending timers, e.g. 1e3,1e4 (default 1e3,1e4,1e5,1e6;\n"
-            "                          1e7 on request)\n"
+            "                          libuv, libevent, peers (default: every one this build\n"
+            "                          has; with no --workload either, the default run's)\n"
+            "  --n LIST                pending timers, e.g. 1e3,1e4 (default 1e3,1e4,1e5,\n"
+            "                          1e6; 1e7 on request)\n"
             "  --reps K                measured windows after one warm-up, 1 to %d (default\n"
             "                          5 below n = 1e6, 3 from 1e6 on)\n"
             "  --rounds R              run every cell R times, 1 to %d, the targets in turn,\n"
             "                          and report medians of the rounds and of the ratios\n"
             "                          within a round (default 1)\n"
             "  --ratio A/B[,C/D]       also print target A's figure over B's at every n\n"
-            "  --out DIR               write report.html, summary.md, twbench.json and the SVG\n"
-            "                          plots to DIR (default ./twbench-report; '' for none)\n"
+            "  --out DIR               write report.html, summary.md, twbench.json and the\n"
+            "                          SVG plots to DIR (default ./twbench-report; '' for\n"
+            "                          none)\n"
             "  --json FILE             also write the JSON to FILE\n"
             "  --seed S                base seed, an unsigned integer (default fixed)\n"
-            "  --check                 verify each structure after every phase (slow; untimed)\n"
-            "  --real-poll             let the peers' loops make their real epoll_wait syscall\n"
+            "  --check                 check each structure after each phase (slow, untimed)\n"
+            "  --real-poll             let the peers' loops make real epoll_wait syscalls\n"
             "  --help                  this text\n",
             WINDOWS_MAX - 1, ROUNDS_MAX);
 }
@@ -554,7 +559,8 @@ static void add_scheme(const char *name)
                     name, known);
     }
     if (!tw_scheme_available((enum tw_scheme)s))
-        usage_error("--scheme '%s' is not implemented in this build of twheel", name);
+        usage_error("--scheme '%s' is not implemented in this build of twheel (see twbench --help "
+                    "for the others)", name);
     scheme_selected[s] = 1;
 }
 
@@ -563,8 +569,10 @@ static void add_n(const char *text)
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    if (end == text || *end != '\0' || errno || !(v >= 1) || v > 4e9 || v != floor(v))
-        usage_error("bad --n '%s': want whole numbers from 1 to 4e9 (like 1e3,1e4 or 5000)", text);
+    if (end == text || *end != '\0' || errno || !(v >= 1) || v > (double)(UINT32_MAX / 2) ||
+        v != floor(v))
+        usage_error("bad --n '%s': want whole numbers from 1 to %u (like 1e3,1e4 or 5000)", text,
+                    UINT32_MAX / 2);
     if (opt.nn == N_MAX_LIST)
         usage_error("--n: at most %d values", N_MAX_LIST);
     for (int i = 0; i < opt.nn; i++)
@@ -624,7 +632,7 @@ static void parse_args(int argc, char **argv)
             else if (i + 1 < argc)
                 val = argv[++i];
             else
-                usage_error("option %s needs a value", name);
+                usage_error("option %s needs a value (twbench --help says which)", name);
         } else if (eq) {
             usage_error("option %s takes no value", name);
         }
@@ -649,9 +657,11 @@ static void parse_args(int argc, char **argv)
             opt.have_out = 1;
         } else if (!strcmp(name, "--seed")) {
             char *end;
+            errno = 0;
             ropt.seed = strtoull(val, &end, 0);
-            if (*val == '\0' || *end || *val == '-')
-                usage_error("bad --seed '%s': want an unsigned integer (decimal, or hex with 0x)",
+            if (!isdigit((unsigned char)*val) || *end || errno == ERANGE)
+                usage_error("bad --seed '%s': want an unsigned 64-bit integer (decimal, or hex "
+                            "with 0x)",
                             val);
         } else if (!strcmp(name, "--quick"))
             ropt.quick = 1;
@@ -680,7 +690,9 @@ static void parse_args(int argc, char **argv)
             for (size_t k = 0; k < sizeof default_workloads / sizeof *default_workloads; k++)
                 add_workload(default_workloads[k]);
     }
-    if (!scheme_filter && !whole)
+    /* The default run's targets only in the default run: --workload alone
+     * runs every target, as --full does (the ttl sweep needs lawn). */
+    if (opt.default_run)
         for (size_t k = 0; k < sizeof default_schemes / sizeof *default_schemes; k++)
             add_scheme(default_schemes[k]);
     if (opt.nn == 0) {
@@ -1062,13 +1074,20 @@ static void progress(const char *fmt, ...)
     int pct = prog.total > 0 ? (int)(100 * prog.done / prog.total) : 0;
     pct = pct > 100 ? 100 : pct;
     if (g_tty) {
-        char bar[21];
+        /* One line no wider than the terminal: a wrapped line would leave
+         * its first part behind at every update. */
+        struct winsize ws;
+        int cols = ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+        char bar[21], line[512];
         int fill = pct / 5;
         for (int i = 0; i < 20; i++)
             bar[i] = i < fill ? '#' : '.';
         bar[20] = '\0';
-        fprintf(stderr, "\r\033[K[%s] %3d%%  %d/%d cells  %s, about %s left  %.60s", bar, pct,
-                prog.cells_done, prog.cells, spent, left, what);
+        int len = snprintf(line, sizeof line, "[%s] %3d%%  %d/%d cells, %s, about %s left  %s",
+                           bar, pct, prog.cells_done, prog.cells, spent, left, what);
+        if (len > cols - 1)
+            len = cols - 1;
+        fprintf(stderr, "\r\033[K%.*s", len < 0 ? 0 : len, line);
     } else {
         fprintf(stderr, "twbench: %3d%% (%d/%d cells, %s, about %s left): %s\n", pct,
                 prog.cells_done, prog.cells, spent, left, what);
@@ -1160,8 +1179,7 @@ static int run_cell(const struct wdef *wd, size_t n, uint32_t D, int ti, struct 
                     *c1 = s->cell[xi][ti];
                     if (c2)
                         *c2 = (s + 1)->cell[xi][ti]; /* its -stop series follows it */
-                    prog.done += cell_cost(t, &spec);
-                    prog.cells_done++;
+                    prog.cells_done++; /* planned at no cost */
                     return 1;
                 }
         }
@@ -1232,6 +1250,14 @@ static size_t fig9_points(size_t *n);
  * its planned cost. */
 static void plan_run(void)
 {
+    /* The ttl points measured once and copied under other names (run_cell):
+     * counted as cells, at no cost. */
+    static struct {
+        size_t n;
+        uint32_t d;
+        int ti;
+    } seen[NWDEFS * X_MAX * TARGETS_MAX];
+    int nseen = 0;
     memset(&prog, 0, sizeof prog);
     for (int i = 0; i < opt.nsel; i++) {
         const struct wdef *wd = &wdefs[opt.wsel[i]];
@@ -1254,8 +1280,19 @@ static void plan_run(void)
                     continue;
                 if (plan(&targets[ti], wd->id, n[xi], d[xi], &spec, &why) != CELL_OK)
                     continue;
-                prog.total += opt.rounds * cell_cost(&targets[ti], &spec);
                 prog.cells += opt.rounds;
+                if (wd->id == WL_TTL && !wd->fifo) {
+                    int k = 0;
+                    while (k < nseen &&
+                           !(seen[k].n == n[xi] && seen[k].d == d[xi] && seen[k].ti == ti))
+                        k++;
+                    if (k < nseen)
+                        continue; /* a copy */
+                    seen[nseen].n = n[xi];
+                    seen[nseen].d = d[xi];
+                    seen[nseen++].ti = ti;
+                }
+                prog.total += opt.rounds * cell_cost(&targets[ti], &spec);
             }
     }
     prog.t0 = bench_now_ns();
@@ -2238,11 +2275,15 @@ int main(int argc, char **argv)
     g_tty = isatty(2);
     vclock_init();
     setup_targets();
+    char names[512] = "";
+    for (int ti = 0; ti < ntargets; ti++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", ti ? ", " : "",
+                 targets[ti].name);
     for (int k = 0; k < opt.nratio; k++)
         for (int j = 0; j < 2; j++)
             if (target_index(opt.ratio[k][j]) < 0)
-                usage_error("--ratio %s/%s: no target '%s' in this run (see --scheme)",
-                            opt.ratio[k][0], opt.ratio[k][1], opt.ratio[k][j]);
+                usage_error("--ratio %s/%s: no target '%s' in this run (its targets: %s)",
+                            opt.ratio[k][0], opt.ratio[k][1], opt.ratio[k][j], names);
     if (ntargets == 0)
         usage_error("no scheme to run");
     check_memory();
@@ -2270,12 +2311,16 @@ int main(int argc, char **argv)
         int w = opt.wsel[i];
         if (wdefs[w].id == W_FIG9) {
             run_fig9();
+            if (g_tty)
+                fputs("\r\033[K", stderr);
             print_fig9();
             fflush(stdout);
             continue;
         }
         int first = nseries;
         run_wdef(w);
+        if (g_tty) /* the bar's line, before stdout's tables */
+            fputs("\r\033[K", stderr);
         for (int si = first; si < nseries; si++)
             print_series(&series[si]);
         fflush(stdout);

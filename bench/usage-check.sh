@@ -27,20 +27,24 @@ case_() {
   fi
 }
 
-case_ "$twbench" "--workload" --workload nosuch
-case_ "$twbench" "churn-any" --workload nosuch        # the list names every workload
-case_ "$twbench" "--workload" --workload ''
-case_ "$twbench" "--scheme" --scheme nosuch
-case_ "$twbench" "--n" --n 0
-case_ "$twbench" "--n" --n 4e9
-case_ "$twbench" "--n" --n 1e3x
-case_ "$twbench" "--reps" --reps 0
-case_ "$twbench" "--rounds" --rounds 99
-case_ "$twbench" "--ratio" --ratio nosuch
-case_ "$twbench" "--seed" --seed -3
-case_ "$twbench" "--nosuch" --nosuch
-case_ "$twbench" "--workload" --workload
-case_ "$twbench" "--quick" --full --quick
+# Each twbench case names a tiny run besides the bad option, so that a
+# regression that accepted it would measure for a second, not minutes.
+case_ "$twbench" "--workload" --scheme heap --n 1e3 --out '' --workload nosuch
+case_ "$twbench" "churn-any" --scheme heap --n 1e3 --out '' --workload nosuch  # lists every workload
+case_ "$twbench" "--workload" --scheme heap --n 1e3 --out '' --workload ''
+case_ "$twbench" "--scheme" --workload tick --n 1e3 --out '' --scheme nosuch
+case_ "$twbench" "--n" --workload tick --scheme heap --out '' --n 0
+case_ "$twbench" "--n" --workload tick --scheme heap --out '' --n 4e9
+case_ "$twbench" "--n" --workload tick --scheme heap --out '' --n 1e3x
+case_ "$twbench" "--reps" --workload tick --scheme heap --n 1e3 --out '' --reps 0
+case_ "$twbench" "--rounds" --workload tick --scheme heap --n 1e3 --out '' --rounds 99
+case_ "$twbench" "--ratio" --workload tick --scheme heap --n 1e3 --out '' --ratio nosuch
+case_ "$twbench" "--ratio" --workload tick --scheme heap --n 1e3 --out '' --ratio heap/libev
+case_ "$twbench" "--seed" --workload tick --scheme heap --n 1e3 --out '' --seed -3
+case_ "$twbench" "--seed" --workload tick --scheme heap --n 1e3 --out '' --seed 99999999999999999999
+case_ "$twbench" "--nosuch" --workload tick --scheme heap --n 1e3 --out '' --nosuch
+case_ "$twbench" "--workload" --scheme heap --n 1e3 --out '' --workload
+case_ "$twbench" "--quick" --workload tick --scheme heap --n 1e3 --out '' --full --quick
 case_ "$twbench" "--json" --workload tick --n 1e3 --json "$dir/no/such/dir/x.json" --out ''
 case_ "$twbench" "--json" --workload tick --n 1e3 --json '' --out ''
 case_ "$twbench" "--out" --workload tick --n 1e3 --out /proc/twbench-no
@@ -49,6 +53,8 @@ case_ "$twbench" "--timers" advise --timers 0
 case_ "$twbench" "--ttls" advise --ttls 30x
 case_ "$twbench" "--tick-rate" advise --tick-rate 0
 case_ "$twbench" "--nosuch" advise --nosuch 1
+case_ "$twbench" "--stopped" advise --stopped ''
+case_ "$twbench" "--intervals" advise --intervals 5s
 case_ "$twfloor" "--n" --n 0
 case_ "$twfloor" "--reps" --reps 1000
 case_ "$twfloor" "--scheme" --scheme nosuch

@@ -1,5 +1,6 @@
 /* realclock.c -- the README's example: two idle timeouts on a real clock. */
 #define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <time.h>
@@ -35,9 +36,9 @@ int main(void)
     tw_start(tw, &b.idle, 100);
     tw_time_t next;
     while (tw_next_expiry(tw, &next) == 1) {   /* 0: nothing pending */
-        tw_time_t now = now_ms();
-        if (next > now)                        /* your loop's poll or epoll_wait */
-            poll(NULL, 0, (int)(next - now));
+        tw_time_t now = now_ms(), wait = next > now ? next - now : 0;
+        if (wait > 0)                          /* your loop's poll or epoll_wait */
+            poll(NULL, 0, wait > INT_MAX ? INT_MAX : (int)wait);
         tw_advance(tw, now_ms());              /* runs the callbacks that are due */
     }
     return tw_destroy(tw);

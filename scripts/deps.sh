@@ -2,66 +2,102 @@
 # Install what building, testing and benchmarking twheel needs, with apt-get,
 # when it is missing; does nothing (and needs no network) when all is there.
 #
-#   scripts/deps.sh          compiler, make, cmake, pkg-config, and the
-#                            benchmark's peers: libev-dev, libuv1-dev, libevent-dev
-#   scripts/deps.sh --ci     the same plus valgrind and python3
+#   scripts/deps.sh             required: a C compiler, make, cmake, libc's
+#                               headers, pkg-config; optional: the benchmark's
+#                               peers libev-dev, libuv1-dev, libevent-dev
+#   scripts/deps.sh --ci        the same plus valgrind and python3 (required)
+#   scripts/deps.sh --pkg P...  install the Debian packages P if apt-get can;
+#                               exit 1 if not (for CI's optional tools)
+#
+# Without apt-get, or without root or sudo, a missing required tool is an
+# error that names it; a missing peer is a warning (twbench then reports
+# its column as missing), and the build goes on.
 set -euo pipefail
 
-need=()
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
-have_cmd cmake || need+=(cmake)
-have_cmd make || need+=(make)
-have_cmd gcc || need+=(gcc)
-have_cmd cc || need+=(gcc)
-[ -e /usr/include/stdio.h ] || need+=(libc6-dev)
-have_cmd pkg-config || need+=(pkg-config)
-[ -e /usr/include/ev.h ] || need+=(libev-dev)
-[ -e /usr/include/uv.h ] || need+=(libuv1-dev)
-[ -e /usr/include/event2/event.h ] || need+=(libevent-dev)
-if [ "${1:-}" = "--ci" ]; then
-  have_cmd valgrind || need+=(valgrind)
-  have_cmd python3 || need+=(python3)
+# A header the C compiler finds, wherever the system keeps it.
+have_header() { printf '#include <%s>\n' "$1" | cc -E -x c - >/dev/null 2>&1; }
+
+sudo=()
+can_apt=1
+if ! have_cmd apt-get; then
+  can_apt=0
+elif [ "$(id -u)" -ne 0 ]; then
+  if have_cmd sudo; then sudo=(sudo); else can_apt=0; fi
 fi
 
-if [ ${#need[@]} -eq 0 ]; then
-  exit 0
-fi
-echo "deps: installing ${need[*]}"
-sudo=()
-if [ "$(id -u)" -ne 0 ]; then
-  if have_cmd sudo; then
-    sudo=(sudo)
-  else
-    echo "deps: need root (or sudo) to install: ${need[*]}" >&2
-    exit 1
-  fi
-fi
 # apt-get, waiting while another process (unattended-upgrades, a second
-# install) holds apt's lock, up to 10 minutes; any other failure ends with
-# the command to run by hand.
+# install) holds one of apt's locks, for 10 minutes at most; output goes to
+# a log, shown when apt-get fails for another reason.
 apt_wait() {
-  local log waited=0
+  local log deadline=$((SECONDS + 600)) said=0
   log=$(mktemp)
   while :; do
-    if DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=60 "$@" \
-        >"$log" 2>&1; then
+    if ${sudo[@]+"${sudo[@]}"} env DEBIAN_FRONTEND=noninteractive \
+        apt-get -o DPkg::Lock::Timeout=30 "$@" </dev/null >"$log" 2>&1; then
       rm -f "$log"
       return 0
     fi
     if grep -qiE 'could not get lock|unable to lock|is another process using it' "$log" &&
-        [ "$waited" -lt 600 ]; then
-      [ "$waited" -eq 0 ] && echo "deps: apt is busy (another process holds its lock); waiting up to 10 minutes..."
-      sleep 10
-      waited=$((waited + 10))
+        [ "$SECONDS" -lt "$deadline" ]; then
+      if [ "$said" -eq 0 ]; then
+        echo "deps: apt is busy (another process holds its lock); waiting up to 10 minutes..."
+        said=1
+      fi
+      sleep 5
       continue
     fi
     tail -n 5 "$log" | sed 's/^/deps: apt-get: /' >&2
     rm -f "$log"
-    echo "deps: could not install ${need[*]}; install them by hand and run again:" >&2
-    echo "      sudo apt-get update && sudo apt-get install ${need[*]}" >&2
-    exit 1
+    return 1
   done
 }
-apt_wait update -q
-apt_wait install -y -q --no-install-recommends "${need[@]}"
-echo "deps: installed ${need[*]}"
+
+# Install packages $@ (after an update): 0, or 1 having said why not.
+install() {
+  if [ "$can_apt" -eq 0 ]; then
+    return 1
+  fi
+  echo "deps: installing $* (apt-get; a minute or so)"
+  apt_wait update -q && apt_wait install -y -q --no-install-recommends "$@" &&
+    echo "deps: installed $*"
+}
+
+if [ "${1:-}" = "--pkg" ]; then
+  shift
+  install "$@"
+  exit $?
+fi
+
+need=()
+have_cmd cmake || need+=(cmake)
+have_cmd make || need+=(make)
+have_cmd cc || need+=(gcc)
+[ ${#need[@]} -gt 0 ] || have_header stdio.h || need+=(libc6-dev)
+have_cmd pkg-config || need+=(pkg-config)
+if [ "${1:-}" = "--ci" ]; then
+  have_cmd valgrind || need+=(valgrind)
+  have_cmd python3 || need+=(python3)
+fi
+peers=()
+if have_cmd cc; then
+  have_header ev.h || have_header libev/ev.h || peers+=(libev-dev)
+  have_header uv.h || peers+=(libuv1-dev)
+  have_header event2/event.h || peers+=(libevent-dev)
+else
+  peers=(libev-dev libuv1-dev libevent-dev)
+fi
+
+if [ $((${#need[@]} + ${#peers[@]})) -eq 0 ]; then
+  exit 0
+fi
+if install ${need[@]+"${need[@]}"} ${peers[@]+"${peers[@]}"}; then
+  exit 0
+fi
+if [ ${#need[@]} -gt 0 ]; then
+  echo "deps: missing ${need[*]}: install them (on Debian: sudo apt-get install ${need[*]}${peers[*]:+ ${peers[*]}}) and run again" >&2
+  exit 1
+fi
+echo "deps: the benchmark's peers ${peers[*]} are missing (optional: twbench marks their columns" \
+     "missing; on Debian: sudo apt-get install ${peers[*]}); going on without them"
+exit 0
