@@ -7,8 +7,9 @@
  * own structures; starting, stopping and expiring a timer never allocates in
  * the list and wheel schemes.
  *
- * Time.  The library never reads a clock: time is an unsigned 64-bit count
- * of ticks of the caller's choosing, passed to tw_advance().  Intervals count
+ * Time.  The facility never reads a clock: time is an unsigned 64-bit count
+ * of ticks of the caller's choosing, passed to tw_advance() (the optional
+ * clock layer, struct tw_clock below, reads a system clock for you).  Intervals count
  * from the facility's current time, tw_now(): the last `now` it was given,
  * or struct tw_config.start before the first advance.  tw_create(&tw, NULL)
  * starts at tick 0.  With a real clock, start the facility at the clock's
@@ -37,7 +38,8 @@
  * Each scheme's costs, callback order and limits are in docs/schemes/.
  *
  * Sections: version, errors, types, configuration, facility, timers,
- * expiry, introspection, and the BSD callout interface.
+ * expiry, introspection, the clock layer, periodic timers, and the BSD
+ * callout interface.
  */
 #ifndef TWHEEL_H
 #define TWHEEL_H
@@ -74,7 +76,7 @@ TW_EXTERN unsigned tw_version_hex(void);
 
 /* X(name, value, message): the one list behind the enum and tw_strerror(). */
 #define TW_ERRNO_MAP(X)                                                     \
-    X(EINVAL,   -1, "invalid argument (NULL facility, node or output)")    \
+    X(EINVAL,   -1, "invalid argument (NULL, or a value out of its range)") \
     X(ENOMEM,   -2, "out of memory")                                       \
     X(ERANGE,   -3, "interval beyond the range of this scheme")            \
     X(EBUSY,    -4, "not allowed from inside a callback of this facility") \
@@ -361,6 +363,210 @@ TW_EXTERN tw_time_t tw_max_interval(const struct tw *tw);
  * or TW_ECORRUPT and writes a description of the first violation found to
  * msg (if msg is not NULL and len > 0), or TW_EINVAL for NULL tw. */
 TW_EXTERN int tw_check(struct tw *tw, char *msg, size_t len);
+
+/* -------------------------------------------------------------- clock layer */
+
+/*
+ * A clock for a facility: it reads a system clock (or one of yours) in
+ * nanoseconds, keeps that reading as the loop's "now" until the next
+ * tw_clock_update() (libuv's uv_now(), libev's ev_now()), and converts
+ * between nanoseconds and ticks of tick_ns nanoseconds, 1 us to 1 s.
+ *
+ * Rounding, so that no timer fires early in real time: the current time
+ * becomes ticks rounded down (tick = reading / tick_ns), a deadline
+ * rounded up (tw_clock_after(): the first tick at or after reading + ns),
+ * and a poll timeout rounded up.  "Early" is measured from the clock's
+ * cached reading, which is at or before the moment the timer is started:
+ * as in every event loop that caches its time, update the clock after a
+ * long callback.  Do not compute a deadline as tw_clock_now() plus
+ * tw_clock_ticks(): the reading's part of a tick is lost that way, and the
+ * timer can fire up to one tick early (the early-fire of libuv's ms
+ * timers); tw_clock_start() and tw_clock_after() keep it.
+ *
+ * The loop, with any scheme:
+ *
+ *     tw_clock_init(&clk, TW_CLOCK_MONOTONIC, 1000000);      1 tick = 1 ms
+ *     tw_clock_create(&tw, NULL, &clk);                        starts at now
+ *     tw_clock_start(&clk, tw, &conn->idle, TW_SEC(30));
+ *     for (;;) {
+ *         int n = epoll_wait(ep, evs, 64, tw_clock_timeout_ms(&clk, tw));
+ *         tw_clock_update(&clk);
+ *         ... handle the n events ...
+ *         tw_advance(tw, tw_clock_now(&clk));
+ *     }
+ *
+ * Every field is private.  A clock is as thread-safe as the facility it
+ * serves (one thread at a time); it allocates nothing.
+ */
+
+/* The clocks.  MONOTONIC stops while the machine sleeps (suspend): a
+ * 30-second timer started before a one-hour suspend fires 30 s of awake
+ * time later.  BOOTTIME (Linux) counts time asleep too: the same timer is
+ * due at once on resume.  USER: tw_clock_init_user()'s function. */
+enum tw_clock_source {
+    TW_CLOCK_MONOTONIC = 0,
+    TW_CLOCK_BOOTTIME = 1,
+    TW_CLOCK_USER = 2
+};
+
+/* A clock of your own: nanoseconds from any origin (the whole 64-bit range
+ * is usable).  It should not go backwards; if it does, tw_clock_update()
+ * keeps the last reading and counts the event (tw_clock_backwards()). */
+typedef uint64_t tw_clock_read_fn(void *ctx);
+
+/* Nanoseconds, for tw_clock_start(), tw_clock_after(), tw_clock_ticks(). */
+#define TW_NSEC(n) ((uint64_t)(n))
+#define TW_USEC(n) ((uint64_t)(n) * UINT64_C(1000))
+#define TW_MSEC(n) ((uint64_t)(n) * UINT64_C(1000000))
+#define TW_SEC(n) ((uint64_t)(n) * UINT64_C(1000000000))
+
+#define TW_TICK_NS_MIN UINT64_C(1000)        /* 1 us */
+#define TW_TICK_NS_MAX UINT64_C(1000000000)  /* 1 s */
+
+struct tw_clock {
+    tw_clock_read_fn *tw_read;  /* USER: the function; else NULL */
+    void *tw_ctx;
+    uint64_t tw_tick_ns;        /* nanoseconds per tick */
+    uint64_t tw_ns;             /* the cached reading */
+    uint64_t tw_slack_ns;       /* tw_clock_set_slack() */
+    uint64_t tw_backwards;      /* readings that went backwards */
+    uint32_t tw_source;         /* enum tw_clock_source */
+    uint32_t tw_magic;          /* set by the init functions */
+};
+
+/* Bind `c` to a system clock with ticks of tick_ns nanoseconds (from
+ * TW_TICK_NS_MIN to TW_TICK_NS_MAX) and read it once.  Returns 0, or
+ * TW_EINVAL (NULL c, a tick out of range, an unknown source, USER: use
+ * tw_clock_init_user(), or a clock this system does not have), leaving
+ * `c` as it was. */
+TW_EXTERN int tw_clock_init(struct tw_clock *c, enum tw_clock_source source, uint64_t tick_ns);
+
+/* As tw_clock_init() with your own clock `read` (called with ctx). */
+TW_EXTERN int tw_clock_init_user(struct tw_clock *c, tw_clock_read_fn *read, void *ctx,
+                                 uint64_t tick_ns);
+
+/* Read the clock once and cache the reading; returns the new current time
+ * in ticks (rounded down).  A reading below the cached one is not taken:
+ * the time stays, tw_clock_backwards() counts it.  0 for NULL. */
+TW_EXTERN tw_time_t tw_clock_update(struct tw_clock *c);
+
+/* The cached current time in ticks, rounded down; 0 for NULL. */
+TW_EXTERN tw_time_t tw_clock_now(const struct tw_clock *c);
+
+/* The cached reading in nanoseconds; 0 for NULL. */
+TW_EXTERN uint64_t tw_clock_now_ns(const struct tw_clock *c);
+
+/* The deadline, in ticks, that is `ns` nanoseconds after the cached reading,
+ * rounded up (saturating at TW_TIME_MAX): a timer with it never fires
+ * before reading + ns.  0 for NULL. */
+TW_EXTERN tw_time_t tw_clock_after(const struct tw_clock *c, uint64_t ns);
+
+/* A duration in ticks, rounded up (saturating): for periods and for
+ * scheme settings, not for deadlines (see above).  0 for NULL. */
+TW_EXTERN tw_time_t tw_clock_ticks(const struct tw_clock *c, uint64_t ns);
+
+/* How many readings went backwards (and were not taken). */
+TW_EXTERN uint64_t tw_clock_backwards(const struct tw_clock *c);
+
+/* Wake-up coalescing: the poll timeouts below may wake up to `slack_ns`
+ * later than the earliest deadline (never earlier), at a multiple of the
+ * slack on the clock, so that deadlines within one slack window share one
+ * wake-up (as Linux's timer slack does).  0, the default, is none.
+ * Returns 0, or TW_EINVAL for NULL. */
+TW_EXTERN int tw_clock_set_slack(struct tw_clock *c, uint64_t slack_ns);
+
+/* Create a facility (as tw_create(); cfg NULL: the defaults) whose time
+ * starts at the clock's current time, after a tw_clock_update(). */
+TW_EXTERN int tw_clock_create(struct tw **out, const struct tw_config *cfg, struct tw_clock *c);
+
+/* Start `timer` to fire `ns` nanoseconds after the clock's cached reading:
+ * tw_start_at(tw, timer, tw_clock_after(c, ns)), with its return codes
+ * (TW_EINVAL for a NULL clock). */
+TW_EXTERN int tw_clock_start(struct tw_clock *c, struct tw *tw, struct tw_timer *timer,
+                             uint64_t ns);
+
+/* The timeout for poll() and epoll_wait(), in milliseconds, from the
+ * cached reading to the earliest deadline (tw_next_expiry()), rounded up
+ * so that the wait never ends before it, plus the slack: -1 when nothing
+ * is pending (block), 0 when a timer is already due, at most INT_MAX.
+ * Returns TW_EINVAL (a negative value below -1) for NULL. */
+TW_EXTERN int tw_clock_timeout_ms(const struct tw_clock *c, struct tw *tw);
+
+/* The same wait as a struct timespec, in nanoseconds, rounded up: for
+ * ppoll(), epoll_pwait2(), timerfd_settime() and clock_nanosleep().
+ * `abs` 0: relative to the cached reading ({0, 0} when already due).
+ * `abs` 1: the absolute time on the clock (TFD_TIMER_ABSTIME,
+ * TIMER_ABSTIME), never {0, 0}, which would disarm a timerfd.
+ * Returns 1 and fills *ts, 0 when nothing is pending (*ts untouched: block
+ * forever, or disarm), or TW_EINVAL (NULL c, tw or ts).  `ts` points to a
+ * struct timespec; it is declared void * so that this header needs no
+ * POSIX feature macros. */
+TW_EXTERN int tw_clock_timeout_ts(const struct tw_clock *c, struct tw *tw, int abs, void *ts);
+
+/* ---------------------------------------------------------- periodic timers */
+
+/*
+ * A timer that fires every `period` ticks on a fixed grid: started at t0
+ * with period P, its k-th expiry is due at t0 + k*P, whatever the lateness
+ * of the ones before (no drift, unlike re-arming from "now" in the
+ * callback).  It wraps a plain timer node; the node itself stays 40 bytes.
+ *
+ * When the program stalls past several periods, the policy decides:
+ *   TW_MISSED_BURST  fire each missed period, one per tw_advance() (the
+ *                    next one is due at once), staying on the grid;
+ *   TW_MISSED_SKIP   fire once, pass the number of periods skipped to the
+ *                    callback (as a timerfd read() reports overruns), and
+ *                    go on with the first grid point after now;
+ *   TW_MISSED_DELAY  fire once, pass the periods skipped, and re-base the
+ *                    grid on now: the next one is due at now + P.
+ * A late expiry that missed no grid point passes 0 in every policy.  The
+ * callback may stop, restart or free the periodic timer (after stopping
+ * it).  Deadlines saturate at TW_TIME_MAX, where the timer fires a last
+ * time and stops.
+ */
+enum tw_missed {
+    TW_MISSED_BURST = 0,
+    TW_MISSED_SKIP = 1,
+    TW_MISSED_DELAY = 2
+};
+
+struct tw_periodic;
+/* `missed`: the grid points passed over (SKIP, DELAY); 0 for BURST. */
+typedef void tw_periodic_fn(struct tw *tw, struct tw_periodic *p, uint64_t missed);
+
+/* Embedded by the caller, 72 bytes on LP64.  Every field is private: read
+ * it with the functions below. */
+struct tw_periodic {
+    struct tw_timer tw_timer;   /* the node on the facility */
+    tw_periodic_fn *tw_fn;
+    tw_time_t tw_period;
+    uint64_t tw_count;          /* expiries so far, counting each skipped one */
+    uint32_t tw_policy;         /* enum tw_missed */
+    uint32_t tw_magic;
+};
+
+/* Initialise, idle, with its callback (not NULL) and policy.  Returns 0 or
+ * TW_EINVAL (NULL p or fn, unknown policy).  Never on a pending one. */
+TW_EXTERN int tw_periodic_init(struct tw_periodic *p, tw_periodic_fn *fn, enum tw_missed policy);
+
+/* Start (or restart) `p` with period `period` ticks (>= 1): due at
+ * first, first + period, first + 2 period, ... tw_periodic_start() takes
+ * first = tw_now(tw) + period.  Returns 0, TW_EINVAL (NULL, period 0, p
+ * not initialised), or tw_start_at()'s errors (TW_ERANGE: wheel, a period
+ * beyond MaxInterval); on error `p` is as it was. */
+TW_EXTERN int tw_periodic_start(struct tw *tw, struct tw_periodic *p, tw_time_t period);
+TW_EXTERN int tw_periodic_start_at(struct tw *tw, struct tw_periodic *p, tw_time_t first,
+                                   tw_time_t period);
+
+/* Stop `p`: 1 if it was pending, 0 if not, or tw_stop()'s errors. */
+TW_EXTERN int tw_periodic_stop(struct tw *tw, struct tw_periodic *p);
+
+/* The deadline of the next expiry (meaningful while pending). */
+TW_EXTERN tw_time_t tw_periodic_next(const struct tw_periodic *p);
+
+/* Expiries so far since the last start, each skipped period counted:
+ * after the k-th grid point, k. */
+TW_EXTERN uint64_t tw_periodic_count(const struct tw_periodic *p);
 
 /* ------------------------------------------------------------------ callout */
 

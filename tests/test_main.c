@@ -3,7 +3,7 @@
  *
  *     twheel_tests SUITE [SCHEME|all] [CASE] [--steps N] [--seeds N] [-v]
  *
- * SUITE is cases, badinput, differential, callout, api or all.  Every case of the
+ * SUITE is cases, badinput, differential, callout, clock, api or all.  Every case of the
  * suite runs against every scheme for which tw_scheme_available() is true
  * (enum values 0..TW_SCHEME_COUNT-1, so a new scheme is picked up without
  * touching the tests), and cases marked all_clocks run once per start clock
@@ -32,6 +32,8 @@ static const tw_time_t start_clocks[] = {
 
 extern const struct test_case test_suite_callout[];
 extern const size_t test_suite_callout_count;
+extern const struct test_case test_suite_clock[];
+extern const size_t test_suite_clock_count;
 
 struct suite {
     const char *name;
@@ -46,6 +48,7 @@ static const struct suite suites[] = {
     {"badinput", test_suite_badinput, &test_suite_badinput_count, 1},
     {"differential", test_suite_differential, &test_suite_differential_count, 1},
     {"callout", test_suite_callout, &test_suite_callout_count, 1},
+    {"clock", test_suite_clock, &test_suite_clock_count, 1},
 };
 #define NSUITES (sizeof suites / sizeof suites[0])
 

@@ -1,0 +1,126 @@
+/*
+ * periodic.c -- timers that fire on a fixed grid, t0 + k * period.
+ *
+ * A periodic timer is a plain node with a callback of its own, fired(),
+ * which works out the next grid point from the deadline that fired (never
+ * from "now", which would carry each expiry's lateness into the next: the
+ * drift of re-arming in the callback), re-arms the node there, and only
+ * then calls the user's function.  Re-arming first means the user's
+ * function finds its timer pending and may stop or restart it like any
+ * other, with no flag to consult afterwards.
+ *
+ * Grid points passed over during a stall: m = (now - due) / period of them
+ * lie after the one that fired and at or before now.  BURST re-arms at the
+ * next grid point, which is due, so the next tw_advance() fires it, and so
+ * on until the timer catches up; SKIP re-arms at the first grid point
+ * after now and reports m; DELAY reports m and re-arms at now + period.
+ */
+#include "twheel.h"
+
+#include <stddef.h>
+
+#define PERIODIC_MAGIC 0x74706572u /* "tper" */
+
+static int valid(const struct tw_periodic *p)
+{
+    return p != NULL && p->tw_magic == PERIODIC_MAGIC;
+}
+
+static tw_time_t sat_add(tw_time_t a, tw_time_t b)
+{
+    return a > TW_TIME_MAX - b ? TW_TIME_MAX : a + b;
+}
+
+/* a + k * b, saturating. */
+static tw_time_t sat_madd(tw_time_t a, uint64_t k, tw_time_t b)
+{
+    if (b != 0 && k > (TW_TIME_MAX - a) / b)
+        return TW_TIME_MAX;
+    return a + k * b;
+}
+
+static void fired(struct tw *tw, struct tw_timer *t)
+{
+    struct tw_periodic *p = tw_container_of(t, struct tw_periodic, tw_timer);
+    tw_time_t due = tw_timer_deadline(t), now = tw_now(tw), P = p->tw_period;
+    uint64_t missed = now > due ? (now - due) / P : 0;
+    tw_time_t next;
+    uint64_t passed = 0; /* reported to the callback */
+    switch (p->tw_policy) {
+    case TW_MISSED_SKIP:
+        next = sat_madd(due, missed + 1, P);
+        passed = missed;
+        p->tw_count += 1 + missed;
+        break;
+    case TW_MISSED_DELAY:
+        next = sat_add(now, P);
+        passed = missed;
+        p->tw_count += 1 + missed;
+        break;
+    case TW_MISSED_BURST:
+    default:
+        next = sat_add(due, P);
+        p->tw_count += 1;
+        break;
+    }
+    /* At the end of time the grid cannot go on: this expiry is the last.
+     * (tw_start_at cannot fail here: the node is idle, on this facility,
+     * and a wheel's range was checked against the period at start.) */
+    if (due != TW_TIME_MAX)
+        tw_start_at(tw, t, next);
+    p->tw_fn(tw, p, passed);
+}
+
+int tw_periodic_init(struct tw_periodic *p, tw_periodic_fn *fn, enum tw_missed policy)
+{
+    if (p == NULL || fn == NULL ||
+        (policy != TW_MISSED_BURST && policy != TW_MISSED_SKIP && policy != TW_MISSED_DELAY))
+        return TW_EINVAL;
+    tw_timer_init(&p->tw_timer, fired);
+    p->tw_fn = fn;
+    p->tw_period = 0;
+    p->tw_count = 0;
+    p->tw_policy = (uint32_t)policy;
+    p->tw_magic = PERIODIC_MAGIC;
+    return 0;
+}
+
+int tw_periodic_start_at(struct tw *tw, struct tw_periodic *p, tw_time_t first, tw_time_t period)
+{
+    if (tw == NULL || !valid(p) || period == 0)
+        return TW_EINVAL;
+    /* A scheme with a range (wheel) must take every re-arm: the longest is
+     * one period after a deadline that was due, at most the period. */
+    if (period > tw_max_interval(tw))
+        return TW_ERANGE;
+    int rc = tw_start_at(tw, &p->tw_timer, first);
+    if (rc != 0)
+        return rc;
+    p->tw_period = period;
+    p->tw_count = 0;
+    return 0;
+}
+
+int tw_periodic_start(struct tw *tw, struct tw_periodic *p, tw_time_t period)
+{
+    if (tw == NULL || !valid(p) || period == 0)
+        return TW_EINVAL;
+    return tw_periodic_start_at(tw, p, sat_add(tw_now(tw), period), period);
+}
+
+int tw_periodic_stop(struct tw *tw, struct tw_periodic *p)
+{
+    if (!valid(p))
+        return TW_EINVAL;
+    return tw_stop(tw, &p->tw_timer);
+}
+
+tw_time_t tw_periodic_next(const struct tw_periodic *p)
+{
+    return valid(p) ? tw_timer_deadline(&p->tw_timer) : 0;
+}
+
+uint64_t tw_periodic_count(const struct tw_periodic *p)
+{
+    return valid(p) ? p->tw_count : 0;
+}
