@@ -1,17 +1,7 @@
 /* realclock.c -- the README's example: two idle timeouts on a real clock. */
-#define _POSIX_C_SOURCE 200809L
-#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
-#include <time.h>
 #include <twheel.h>
-
-static tw_time_t now_ms(void) /* one tick = 1 ms of CLOCK_MONOTONIC */
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (tw_time_t)ts.tv_sec * 1000 + (tw_time_t)ts.tv_nsec / 1000000;
-}
 
 struct conn { int id; struct tw_timer idle; }; /* the node lives in your struct */
 
@@ -24,22 +14,18 @@ static void on_idle(struct tw *tw, struct tw_timer *t)
 int main(void)
 {
     struct conn a = {.id = 1}, b = {.id = 2};
-    struct tw_config cfg;
+    struct tw_clock clk;
     struct tw *tw;
-    tw_config_init(&cfg, TW_HIERARCHICAL);
-    cfg.start = now_ms();                      /* not 0: the clock's reading */
-    if (tw_create(&tw, &cfg) != 0)
+    if (tw_clock_init(&clk, TW_CLOCK_MONOTONIC, TW_MSEC(1)) != 0 || /* 1 tick = 1 ms */
+        tw_clock_create(&tw, NULL, &clk) != 0) /* its time starts at the clock's */
         return 1;
     tw_timer_init(&a.idle, on_idle);
     tw_timer_init(&b.idle, on_idle);
-    tw_start(tw, &a.idle, 50);                 /* 50 ms from now */
-    tw_start(tw, &b.idle, 100);
-    tw_time_t next;
-    while (tw_next_expiry(tw, &next) == 1) {   /* 0: nothing pending */
-        tw_time_t now = now_ms(), wait = next > now ? next - now : 0;
-        if (wait > 0)                          /* your loop's poll or epoll_wait */
-            poll(NULL, 0, wait > INT_MAX ? INT_MAX : (int)wait);
-        tw_advance(tw, now_ms());              /* runs the callbacks that are due */
+    tw_clock_start(&clk, tw, &a.idle, TW_MSEC(50)); /* fires 50 ms from now, never sooner */
+    tw_clock_start(&clk, tw, &b.idle, TW_MSEC(100));
+    while (tw_count(tw) > 0) {
+        poll(NULL, 0, tw_clock_timeout_ms(&clk, tw)); /* your loop's poll or epoll_wait */
+        tw_advance(tw, tw_clock_update(&clk));        /* runs the callbacks that are due */
     }
     return tw_destroy(tw);
 }
