@@ -1,0 +1,91 @@
+/*
+ * timerfd.c -- one timerfd drives a facility (twheel_timerfd.h).
+ *
+ * The timerfd is armed with TFD_TIMER_ABSTIME at the wake-up time the
+ * clock layer computes (rounded up, slack included), so a wake-up never
+ * comes before the earliest deadline; the armed time is remembered, and
+ * sync() calls timerfd_settime() only when it changes.  A wake-up that
+ * finds nothing due (it cannot come early, but a timer may have been
+ * stopped since) advances nothing and re-arms for what is left.
+ */
+#define _GNU_SOURCE
+#include "twheel_timerfd.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+int tw_timerfd_open(struct tw_timerfd *d, struct tw *tw, struct tw_clock *clk)
+{
+    if (d == NULL || tw == NULL || clk == NULL || clk->tw_source == TW_CLOCK_USER)
+        return TW_EINVAL;
+    clockid_t id = clk->tw_source == TW_CLOCK_BOOTTIME ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
+    int fd = timerfd_create(id, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    d->fd = fd;
+    d->tw = tw;
+    d->clk = clk;
+    d->armed = 0;
+    d->armed_ns = 0;
+    d->settimes = 0;
+    return tw_timerfd_sync(d);
+}
+
+int tw_timerfd_fd(const struct tw_timerfd *d)
+{
+    return d ? d->fd : -1;
+}
+
+int tw_timerfd_sync(struct tw_timerfd *d)
+{
+    if (d == NULL || d->fd < 0)
+        return TW_EINVAL;
+    struct timespec ts;
+    int rc = tw_clock_timeout_ts(d->clk, d->tw, 1, &ts);
+    if (rc < 0)
+        return rc;
+    uint64_t at = rc ? (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec : 0;
+    if (rc == d->armed && (!rc || at == d->armed_ns))
+        return 0; /* the earliest deadline has not moved */
+    struct itimerspec its = {{0, 0}, {0, 0}}; /* rc 0: disarm */
+    if (rc)
+        its.it_value = ts;
+    if (timerfd_settime(d->fd, TFD_TIMER_ABSTIME, &its, NULL) != 0)
+        return -errno;
+    d->settimes++;
+    d->armed = rc;
+    d->armed_ns = at;
+    return 0;
+}
+
+int64_t tw_timerfd_dispatch(struct tw_timerfd *d)
+{
+    if (d == NULL || d->fd < 0)
+        return TW_EINVAL;
+    uint64_t expirations;
+    if (read(d->fd, &expirations, sizeof expirations) < 0 && errno != EAGAIN)
+        return -errno;
+    d->armed = 0; /* a fired timerfd is disarmed: the next sync arms it */
+    int64_t fired = tw_advance(d->tw, tw_clock_update(d->clk));
+    if (fired < 0)
+        return fired;
+    int rc = tw_timerfd_sync(d);
+    return rc < 0 ? rc : fired;
+}
+
+uint64_t tw_timerfd_settimes(const struct tw_timerfd *d)
+{
+    return d ? d->settimes : 0;
+}
+
+void tw_timerfd_close(struct tw_timerfd *d)
+{
+    if (d == NULL || d->fd < 0)
+        return;
+    close(d->fd);
+    d->fd = -1;
+    d->armed = 0;
+}

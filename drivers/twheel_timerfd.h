@@ -1,0 +1,59 @@
+/*
+ * twheel_timerfd.h -- drive a twheel facility from one Linux timerfd.
+ *
+ * One timerfd per facility, armed at the absolute time of the earliest
+ * deadline on the facility's clock (tw_clock_timeout_ts(), slack
+ * included) and re-armed only when that time changes: one
+ * timerfd_settime() per change of the earliest deadline, however many
+ * timers start and stop.  Put tw_timerfd_fd() in your epoll set; when it
+ * is readable, call tw_timerfd_dispatch(); after starting or stopping
+ * timers outside a callback, call tw_timerfd_sync() before you wait.
+ *
+ * The clock must be TW_CLOCK_MONOTONIC or TW_CLOCK_BOOTTIME (a timerfd
+ * needs a system clock).  Not thread-safe, as the facility.
+ */
+#ifndef TWHEEL_TIMERFD_H
+#define TWHEEL_TIMERFD_H
+
+#include <twheel.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct tw_timerfd {
+    int fd;                 /* the timerfd, -1 when closed */
+    struct tw *tw;
+    struct tw_clock *clk;
+    int armed;              /* 1: armed at armed_ns */
+    uint64_t armed_ns;      /* absolute, on the clock */
+    uint64_t settimes;      /* timerfd_settime() calls so far */
+};
+
+/* Create the timerfd (non-blocking, close-on-exec) for `tw` on `clk`.
+ * Returns 0, TW_EINVAL (NULL, or a user clock), or -errno of
+ * timerfd_create(). */
+int tw_timerfd_open(struct tw_timerfd *d, struct tw *tw, struct tw_clock *clk);
+
+/* The file descriptor to watch for readability. */
+int tw_timerfd_fd(const struct tw_timerfd *d);
+
+/* Re-arm the timerfd if the time of the earliest deadline changed
+ * (disarm it when nothing is pending).  Returns 0 or -errno. */
+int tw_timerfd_sync(struct tw_timerfd *d);
+
+/* The timerfd is readable: consume it, update the clock, advance the
+ * facility (running the callbacks), then sync.  Returns the number of
+ * callbacks run, or a negative error (a TW_E* code, or -errno). */
+int64_t tw_timerfd_dispatch(struct tw_timerfd *d);
+
+/* timerfd_settime() calls so far. */
+uint64_t tw_timerfd_settimes(const struct tw_timerfd *d);
+
+/* Close the timerfd (the facility is the caller's).  NULL is a no-op. */
+void tw_timerfd_close(struct tw_timerfd *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TWHEEL_TIMERFD_H */
