@@ -1,0 +1,69 @@
+#!/bin/sh
+# The example server under real clients on loopback (ctest: example_server):
+# 1,000 idle keep-alive connections closed by their idle timers, and the
+# bad clients (silent, slowloris, garbage, half-close, reset, pipelined),
+# each close checked by examples/connprobe: never before it was due, none
+# left open, every answer right.  Then the server is stopped: it must
+# report no connection open and no timer pending.  Bounded: a few seconds,
+# every process stopped at the end.
+#
+#   examples/server-test.sh path/to/server path/to/connprobe [SCHEME]
+server=$1
+probe=$2
+scheme=${3:-hierarchical}
+dir=$(mktemp -d)
+spid=
+cleanup() {
+  [ -n "$spid" ] && kill "$spid" 2>/dev/null
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+"$server" --port 0 --port-file "$dir/port" --scheme "$scheme" --idle-ms 200 \
+  --header-ms 300 >"$dir/out" 2>"$dir/err" &
+spid=$!
+i=0
+while [ ! -s "$dir/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+port=$(cat "$dir/port" 2>/dev/null)
+if [ -z "$port" ]; then
+  echo "server-test: the server did not start:" >&2
+  cat "$dir/err" >&2
+  exit 1
+fi
+fails=0
+run() {
+  "$probe" --port "$port" "$@" || fails=$((fails + 1))
+}
+run --mode idle --conns 1000 --timeout-ms 200
+run --mode pipeline --conns 20 --timeout-ms 200
+run --mode silent --conns 50 --timeout-ms 300
+run --mode slowloris --conns 20 --timeout-ms 300 --interval-ms 50
+run --mode garbage --conns 20
+run --mode halfclose --conns 20
+run --mode reset --conns 20
+# the last clients (the resets) are gone: wait until the server has closed
+# every connection (SIGUSR1 prints its counters), 10 s at most
+i=0
+while [ $i -lt 200 ]; do
+  kill -USR1 "$spid"
+  sleep 0.05
+  tail -n 1 "$dir/err" | grep -q "open 0 " && break
+  i=$((i + 1))
+done
+kill -TERM "$spid"
+wait "$spid"
+rc=$?
+spid=
+cat "$dir/out"
+if [ "$rc" -ne 0 ]; then
+  echo "server-test: the server exited with $rc" >&2
+  cat "$dir/err" >&2
+  exit 1
+fi
+# nothing leaked: every connection closed and its timers stopped before exit
+grep -q "open 0 " "$dir/out" && grep -q "timers pending 0," "$dir/out" &&
+  grep -q "at exit 0," "$dir/out" || {
+  echo "server-test: connections or timers left behind" >&2
+  fails=$((fails + 1))
+}
+[ "$fails" -eq 0 ] && echo "server-test: $scheme: every close on time or later, none early, nothing left"
+exit "$fails"
