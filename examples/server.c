@@ -17,11 +17,11 @@
  * Requests: GET, HTTP/1.0 or 1.1, pipelined or not; the answer is
  * a small fixed text.  "Connection: close" (or HTTP/1.0 without
  * keep-alive) closes after the answer; anything else that is not a
- * request gets 400 and a close; a header over 8 KiB gets 431 and a close.
+ * request gets 400 and a close; a header over 4 KiB gets 431 and a close.
  *
- * The loop is epoll_wait() with the clock layer's timeout (rounded up:
- * no timer fires early), one clock update per wake-up, and one
- * tw_advance().  SIGUSR1 prints the counters; SIGINT or SIGTERM closes
+ * The loop is epoll_pwait2() with the clock layer's timeout in ns (rounded
+ * up: no timer fires early; epoll_wait() in whole ms on kernels before
+ * 5.11), one clock update per wake-up, and one tw_advance().  SIGUSR1 prints the counters; SIGINT or SIGTERM closes
  * every connection (stopping its timers), prints them and exits 0.
  * --no-timers runs the same server without any timer, for comparison.
  * "time in twheel calls" is measured around tw_clock_start(), tw_stop()
@@ -48,8 +48,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define IN_MAX 8192
-#define OUT_MAX 16384
+#define IN_MAX 4096
+#define OUT_MAX 4096
 
 static const char reply[] = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n"
                             "\r\nHello, world\n";
@@ -63,6 +63,7 @@ struct conn {
     struct conn *next, *prev; /* every open connection, for the exit */
     int fd;
     int closing;            /* close once the output is written */
+    uint64_t idle_ns;       /* the reading the idle timer counts from */
     struct tw_timer idle;   /* keep-alive: after a response, until a byte */
     struct tw_timer header; /* until a request's header is complete */
     size_t in_len, out_len, out_off;
@@ -82,6 +83,13 @@ static struct {
     enum tw_scheme scheme;
     long max_conns;
 } opt = {"127.0.0.1", NULL, 8080, 0, 5000, 10000, 0, 1000, TW_HIERARCHICAL, 1 << 20};
+
+/* The idle timers' lateness as the server sees it: the time of the close
+ * minus (its start reading + the timeout), in 10 us steps up to 1 s. */
+#define LATE_STEP_NS 10000u
+#define LATE_BINS 100000
+static uint64_t late_hist[LATE_BINS + 1];
+static uint64_t late_n, late_early;
 
 static struct tw *tw;
 static struct tw_clock clk;
@@ -104,13 +112,25 @@ static void usage_error(const char *msg, const char *arg)
     exit(2);
 }
 
+/* The lateness at quantile q (0..1), in ms. */
+static double late_at(double q)
+{
+    uint64_t n = late_n - late_early, want = (uint64_t)(q * (double)n), seen = 0;
+    if (want >= n)
+        want = n - 1;
+    for (unsigned b = 0; b <= LATE_BINS; b++)
+        if ((seen += late_hist[b]) > want)
+            return (double)b * LATE_STEP_NS / 1e6;
+    return 0;
+}
+
 static void print_counters(FILE *f)
 {
     fprintf(f,
             "server: accepted %llu, open %llu (max %llu), requests %llu, timers pending %zu, "
             "wake-ups %llu, closed by idle timer %llu, by header timer %llu, by client %llu, "
             "bad requests %llu, at exit %llu, time in twheel calls %.3f s (%.1f ns per "
-            "request)\n",
+            "request), twheel memory %zu bytes\n",
             (unsigned long long)st.accepted, (unsigned long long)st.open,
             (unsigned long long)st.max_open, (unsigned long long)st.requests,
             tw ? tw_count(tw) : (size_t)0, (unsigned long long)st.wakeups,
@@ -118,7 +138,13 @@ static void print_counters(FILE *f)
             (unsigned long long)st.closed_client, (unsigned long long)st.closed_bad,
             (unsigned long long)st.closed_exit,
             (double)st.twheel_ns / 1e9,
-            st.requests ? (double)st.twheel_ns / (double)st.requests : 0.0);
+            st.requests ? (double)st.twheel_ns / (double)st.requests : 0.0,
+            tw ? tw_memory(tw) : (size_t)0);
+    if (late_n)
+        fprintf(f, "server: idle timers fired %llu, lateness as the server sees it: p50 %.2f ms, "
+                   "p99 %.2f ms, max %.2f ms, early %llu\n",
+                (unsigned long long)late_n, late_at(0.5), late_at(0.99), late_at(1.0),
+                (unsigned long long)late_early);
     fflush(f);
 }
 
@@ -163,9 +189,20 @@ static void on_idle(struct tw *w, struct tw_timer *t)
 {
     (void)w;
     uint64_t t0 = mono_ns();
-    conn_close(tw_container_of(t, struct conn, idle), &st.closed_idle);
+    struct conn *c = tw_container_of(t, struct conn, idle);
+    uint64_t due = c->idle_ns + opt.idle_ms * 1000000u;
+    if (t0 < due) {
+        late_early++;
+    } else {
+        uint64_t b = (t0 - due) / LATE_STEP_NS;
+        late_hist[b < LATE_BINS ? b : LATE_BINS]++;
+    }
+    late_n++;
+    conn_close(c, &st.closed_idle);
     cb_ns += mono_ns() - t0;
 }
+
+
 
 static void on_header(struct tw *w, struct tw_timer *t)
 {
@@ -300,6 +337,7 @@ static void on_readable(struct conn *c)
          * wake-up (a long batch of events must not shorten it) */
         if (!opt.no_timers)
             tw_clock_update(&clk);
+        c->idle_ns = tw_clock_now_ns(&clk);
         timer_start(&c->idle, opt.idle_ms);
     }
 }
@@ -470,8 +508,17 @@ int main(int argc, char **argv)
 
     struct epoll_event evs[256];
     for (int running = 1; running;) {
-        int timeout = opt.no_timers ? -1 : tw_clock_timeout_ms(&clk, tw);
-        int n = epoll_wait(ep, evs, 256, timeout);
+        /* the wait in ns (epoll_pwait2, Linux 5.11), so that it is rounded
+         * up to the tick, not to a whole millisecond as epoll_wait's */
+        struct timespec ts;
+        /* a fresh reading for the wait: one from before this iteration's
+         * work would end the wait late by the time that work took */
+        if (!opt.no_timers)
+            tw_clock_update(&clk);
+        int due = opt.no_timers ? 0 : tw_clock_timeout_ts(&clk, tw, 0, &ts);
+        int n = epoll_pwait2(ep, evs, 256, due == 1 ? &ts : NULL, NULL);
+        if (n < 0 && errno == ENOSYS) /* an older kernel: whole ms */
+            n = epoll_wait(ep, evs, 256, opt.no_timers ? -1 : tw_clock_timeout_ms(&clk, tw));
         st.wakeups++;
         if (!opt.no_timers)
             tw_clock_update(&clk);

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The example server (examples/server.c) under real clients on loopback:
+# the figures of docs/event-loops.md, "The server under load".  Not a test:
+# it prints tables; every process it starts is stopped at the end.
+#
+#   scripts/server-bench.sh [--seconds S] [--quick]
+#
+#   1. wrk, 1,000 and 10,000 keep-alive connections, S seconds each (default
+#      10), against the server with no timers and with hierarchical, hashed,
+#      lawn, hybrid and heap: requests/s, latency p50/p99, and the server's
+#      own time in twheel calls per request;
+#   2. idle-close accuracy: 10,000 idle connections, each closed by its
+#      1 s idle timer (1 ms ticks), lateness measured by the client from
+#      its request's last byte: p50, p99, max, and how many were early;
+#   3. scale: 100,000 idle connections in one server: RSS and twheel memory
+#      per connection, and wake-ups: while they wait (20 s timeouts), and
+#      while they expire, without and with 50 ms of slack.
+# --quick: 2 s per wrk run, 1,000 connections for 2 and 3 (a smoke run).
+# Needs wrk (apt-get install wrk) and root or a descriptor limit of 250,000.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${TW_BUILD_DIR:-$root/build-release}
+secs=10
+quick=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --seconds) secs=$2; shift 2 ;;
+    --quick) quick=1; secs=2; shift ;;
+    *) echo "server-bench: unknown option '$1' (known: --seconds S, --quick)" >&2; exit 2 ;;
+  esac
+done
+command -v wrk >/dev/null || "$root/scripts/deps.sh" --pkg wrk || {
+  echo "server-bench: needs wrk (apt-get install wrk)" >&2; exit 1; }
+ulimit -n 1048576 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+echo "server-bench: building the server (Release) in $build"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTW_BUILD_TESTS=OFF >/dev/null
+cmake --build "$build" -j "$(nproc)" --target server connprobe >/dev/null
+server=$build/examples/server
+probe=$build/examples/connprobe
+dir=$(mktemp -d)
+spid=
+trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; rm -rf "$dir"' EXIT
+
+start_server() { # args for the server
+  rm -f "$dir/port"
+  "$server" --port 0 --port-file "$dir/port" "$@" >"$dir/out" 2>"$dir/err" &
+  spid=$!
+  for _ in $(seq 100); do [ -s "$dir/port" ] && break; sleep 0.05; done
+  port=$(cat "$dir/port")
+}
+counters() { # the server's counter line, now (or its lateness line)
+  kill -USR1 "$spid"; sleep 0.2; grep '^server: accepted' "$dir/err" | tail -n 1
+  grep -q '^server: idle timers' "$dir/err" && grep '^server: idle timers' "$dir/err" | tail -n 1
+  return 0
+}
+stop_server() {
+  kill -TERM "$spid"; wait "$spid" || true; spid=
+}
+
+echo
+echo "== 1. wrk: keep-alive GETs, ${secs} s per cell, 2 wrk threads, one server thread =="
+printf '%-13s %6s %12s %10s %10s %16s\n' scheme conns "requests/s" "p50 ms" "p99 ms" "twheel ns/req"
+conns_list="1000 10000"
+[ "$quick" -eq 1 ] && conns_list="1000"
+for scheme in none hierarchical hashed lawn hybrid heap; do
+  for c in $conns_list; do
+    if [ "$scheme" = none ]; then start_server --no-timers; else
+      start_server --scheme "$scheme" --idle-ms 60000 --header-ms 60000; fi
+    wrk -t2 -c"$c" -d"${secs}s" --latency "http://127.0.0.1:$port/" >"$dir/wrk" 2>&1 || true
+    line=$(counters)
+    stop_server
+    rps=$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' "$dir/wrk")
+    p50=$(awk '/^ *50%/ {print $2}' "$dir/wrk")
+    p99=$(awk '/^ *99%/ {print $2}' "$dir/wrk")
+    ns=$(echo "$line" | sed -n 's/.*(\([0-9.]*\) ns per request.*/\1/p')
+    printf '%-13s %6s %12s %10s %10s %16s\n' "$scheme" "$c" "${rps:-?}" "${p50:-?}" "${p99:-?}" \
+      "$([ "$scheme" = none ] && echo - || echo "${ns:-?}")"
+  done
+done
+
+n2=10000; n3=100000
+[ "$quick" -eq 1 ] && n2=1000 && n3=1000
+echo
+echo "== 2. idle-close accuracy: $n2 idle connections, 1 s idle timeout, 1 ms ticks =="
+for scheme in hierarchical hashed lawn hybrid heap; do
+  start_server --scheme "$scheme" --idle-ms 1000 --tick-us 1000
+  printf '%-13s ' "$scheme"
+  "$probe" --port "$port" --mode idle --conns "$n2" --timeout-ms 1000 --sources 2 --quiet || true
+  printf '%-13s %s\n' "" "$(counters | sed -n 's/^server: idle timers fired/idle timers fired/p')"
+  stop_server
+done
+
+echo
+echo "== 3. scale: $n3 idle connections in one server (hierarchical, 1 ms ticks, 20 s idle) =="
+for slack in 0 50; do
+  start_server --scheme hierarchical --idle-ms 20000 --tick-us 1000 --slack-ms "$slack"
+  rss0=$(awk '/VmRSS/ {print $2}' "/proc/$spid/status")
+  "$probe" --port "$port" --mode idle --conns "$n3" --timeout-ms 20000 --sources 4 --quiet \
+    >"$dir/probe" &
+  ppid=$!
+  for _ in $(seq 600); do # until every connection is open (60 s at most)
+    line=$(counters)
+    [ "$(echo "$line" | sed -n 's/.*, open \([0-9]*\) .*/\1/p')" -ge "$n3" ] && break
+  done
+  rss1=$(awk '/VmRSS/ {print $2}' "/proc/$spid/status")
+  w0=$(echo "$line" | sed -n 's/.*wake-ups \([0-9]*\),.*/\1/p')
+  mem=$(echo "$line" | sed -n 's/.*twheel memory \([0-9]*\) bytes.*/\1/p')
+  sleep 5
+  line=$(counters)
+  w1=$(echo "$line" | sed -n 's/.*wake-ups \([0-9]*\),.*/\1/p')
+  wait "$ppid" || true
+  line=$(counters)
+  w2=$(echo "$line" | sed -n 's/.*wake-ups \([0-9]*\),.*/\1/p')
+  stop_server
+  echo "slack $slack ms: RSS $(( (rss1 - rss0) * 1024 / n3 )) bytes per connection" \
+       "(twheel: 2 nodes of 40 bytes + $(( mem / n3 )) of tables); wake-ups while all wait:" \
+       "$(( (w1 - w0 - 1) / 5 ))/s (the SIGUSR1 itself excluded); while they expire: $(( w2 - w1 - 1 ))" \
+       "in all; $(sed -n 's/.*close lateness after [0-9]* ms: //p' "$dir/probe")"
+done
