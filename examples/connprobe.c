@@ -151,19 +151,22 @@ int main(int argc, char **argv)
             if (bind(fd, (struct sockaddr *)&from, sizeof from) != 0)
                 die("connprobe: bind");
         }
+        /* Times are taken before the call: on loopback the server can
+         * accept, read and answer before connect() or write() returns. */
+        uint64_t t = now_ns();
         if (connect(fd, (struct sockaddr *)&to, sizeof to) != 0)
             die("connprobe: connect");
-        uint64_t t = now_ns();
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         p[i].fd = fd;
         switch (mode) {
         case M_IDLE:
         case M_HALFCLOSE:
+            t = now_ns();
             if (write(fd, req, sizeof req - 1) != (ssize_t)(sizeof req - 1))
                 die("connprobe: write");
             if (mode == M_IDLE)
-                p[i].due_ns = now_ns() + T; /* after the last byte went out */
+                p[i].due_ns = t + T; /* from the request's last byte */
             else
                 shutdown(fd, SHUT_WR);
             break;
@@ -172,14 +175,15 @@ int main(int argc, char **argv)
             size_t n = 0;
             for (int k = 0; k < 3; k++, n += sizeof req - 1)
                 memcpy(three + n, req, sizeof req - 1);
+            t = now_ns();
             if (write(fd, three, n) != (ssize_t)n)
                 die("connprobe: write");
-            p[i].due_ns = now_ns() + T;
+            p[i].due_ns = t + T;
             break;
         }
         case M_SILENT:
         case M_SLOWLORIS:
-            p[i].due_ns = t + T; /* the header timer starts at accept, after this */
+            p[i].due_ns = t + T; /* the header timer starts at accept, after connect() began */
             break;
         case M_GARBAGE:
             if (write(fd, "HELLO\r\n\r\n", 9) != 9)
