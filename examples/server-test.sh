@@ -46,7 +46,7 @@ i=0
 while [ $i -lt 200 ]; do
   kill -USR1 "$spid"
   sleep 0.05
-  tail -n 1 "$dir/err" | grep -q "open 0 " && break
+  grep '^server: accepted' "$dir/err" | tail -n 1 | grep -q "open 0 " && break
   i=$((i + 1))
 done
 kill -TERM "$spid"
@@ -61,6 +61,7 @@ if [ "$rc" -ne 0 ]; then
 fi
 # nothing leaked: every connection closed and its timers stopped before exit
 grep -q "open 0 " "$dir/out" && grep -q "timers pending 0," "$dir/out" &&
+  ! grep -q "early [1-9]" "$dir/out" &&
   grep -q "at exit 0," "$dir/out" || {
   echo "server-test: connections or timers left behind" >&2
   fails=$((fails + 1))
