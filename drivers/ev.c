@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "twheel_ev.h"
+#include "wake.h"
 
 #include <stdint.h>
 #include <time.h>
@@ -38,30 +39,22 @@ int tw_ev_sync(struct tw_ev *d)
 {
     if (d == NULL)
         return TW_EINVAL;
-    struct timespec ts;
-    int rc = tw_clock_timeout_ts(d->clk, d->tw, 1, &ts);
-    if (rc < 0)
-        return rc;
-    if (rc == 0) {
-        if (d->armed) {
-            ev_timer_stop(d->loop, &d->timer);
-            d->armed = 0;
-        }
-        return 0;
-    }
-    uint64_t at = (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
-    if (d->armed && at == d->armed_ns)
-        return 0;
-    uint64_t now = tw_clock_now_ns(d->clk);
-    double wait = at > now ? (double)(at - now) * 1e-9 : 0.;
-    if (d->armed)
+    struct tw_wake w = {d->armed, d->armed_ns};
+    uint64_t at, wait;
+    int rc = tw_wake_next(&w, d->clk, d->tw, &at, &wait);
+    if (rc == 2) {
         ev_timer_stop(d->loop, &d->timer);
-    ev_timer_set(&d->timer, wait, 0.);
-    ev_timer_start(d->loop, &d->timer);
-    d->starts++;
-    d->armed = 1;
-    d->armed_ns = at;
-    return 0;
+        d->armed = 0;
+    } else if (rc == 1) {
+        if (d->armed)
+            ev_timer_stop(d->loop, &d->timer);
+        ev_timer_set(&d->timer, (double)wait * 1e-9, 0.);
+        ev_timer_start(d->loop, &d->timer);
+        d->starts++;
+        d->armed = 1;
+        d->armed_ns = at;
+    }
+    return rc < 0 ? rc : 0;
 }
 
 void tw_ev_stop(struct tw_ev *d)

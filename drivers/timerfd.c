@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "twheel_timerfd.h"
+#include "wake.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -43,20 +44,20 @@ int tw_timerfd_sync(struct tw_timerfd *d)
 {
     if (d == NULL || d->fd < 0)
         return TW_EINVAL;
-    struct timespec ts;
-    int rc = tw_clock_timeout_ts(d->clk, d->tw, 1, &ts);
-    if (rc < 0)
+    struct tw_wake w = {d->armed, d->armed_ns};
+    uint64_t at = 0, wait;
+    int rc = tw_wake_next(&w, d->clk, d->tw, &at, &wait);
+    if (rc <= 0)
         return rc;
-    uint64_t at = rc ? (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec : 0;
-    if (rc == d->armed && (!rc || at == d->armed_ns))
-        return 0; /* the earliest deadline has not moved */
-    struct itimerspec its = {{0, 0}, {0, 0}}; /* rc 0: disarm */
-    if (rc)
-        its.it_value = ts;
+    struct itimerspec its = {{0, 0}, {0, 0}}; /* rc 2: disarm */
+    if (rc == 1) {
+        its.it_value.tv_sec = (time_t)(at / UINT64_C(1000000000));
+        its.it_value.tv_nsec = (long)(at % UINT64_C(1000000000));
+    }
     if (timerfd_settime(d->fd, TFD_TIMER_ABSTIME, &its, NULL) != 0)
         return -errno;
     d->settimes++;
-    d->armed = rc;
+    d->armed = rc == 1;
     d->armed_ns = at;
     return 0;
 }

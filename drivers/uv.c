@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE /* uv.h needs the POSIX types (pthread_rwlock_t) */
 #include "twheel_uv.h"
+#include "wake.h"
 
 #include <stdint.h>
 #include <time.h>
@@ -37,29 +38,21 @@ int tw_uv_sync(struct tw_uv *d)
 {
     if (d == NULL)
         return TW_EINVAL;
-    struct timespec ts;
-    int rc = tw_clock_timeout_ts(d->clk, d->tw, 1, &ts);
-    if (rc < 0)
-        return rc;
-    if (rc == 0) {
-        if (d->armed) {
-            uv_timer_stop(&d->timer);
-            d->armed = 0;
-        }
-        return 0;
+    struct tw_wake w = {d->armed, d->armed_ns};
+    uint64_t at, wait;
+    int rc = tw_wake_next(&w, d->clk, d->tw, &at, &wait);
+    if (rc == 2) {
+        uv_timer_stop(&d->timer);
+        d->armed = 0;
+    } else if (rc == 1) {
+        rc = uv_timer_start(&d->timer, on_uv_timer, (wait + 999999) / 1000000, 0);
+        if (rc != 0)
+            return rc;
+        d->starts++;
+        d->armed = 1;
+        d->armed_ns = at;
     }
-    uint64_t at = (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
-    if (d->armed && at == d->armed_ns)
-        return 0; /* the earliest deadline has not moved */
-    uint64_t now = tw_clock_now_ns(d->clk);
-    uint64_t ms = at > now ? (at - now + 999999) / 1000000 : 0;
-    rc = uv_timer_start(&d->timer, on_uv_timer, ms, 0);
-    if (rc != 0)
-        return rc;
-    d->starts++;
-    d->armed = 1;
-    d->armed_ns = at;
-    return 0;
+    return rc < 0 ? rc : 0;
 }
 
 void tw_uv_close(struct tw_uv *d, uv_close_cb cb)
