@@ -3,12 +3,14 @@
 # the figures of docs/event-loops.md, "The server under load".  Not a test:
 # it prints tables; every process it starts is stopped at the end.
 #
-#   scripts/server-bench.sh [--seconds S] [--quick] [--parts 123]
+#   scripts/server-bench.sh [--seconds S] [--rounds R] [--quick] [--parts 123]
 #
 #   1. wrk, 1,000 and 10,000 keep-alive connections, S seconds each (default
-#      10), against the server with no timers and with hierarchical, hashed,
-#      lawn, hybrid and heap: requests/s, latency p50/p99, and the server's
-#      own time in twheel calls per request;
+#      10), R rounds (default 3), against the server with no timers and with
+#      hierarchical, hashed, lawn, hybrid and heap, server and wrk pinned to
+#      a core each: requests/s and its ratio to the no-timer server (median
+#      of the rounds' ratios, with their range), p99 latency, and the
+#      server's own time in twheel calls per request;
 #   2. idle-close accuracy: 10,000 idle connections, each closed by its
 #      1 s idle timer (1 ms ticks), lateness measured by the client from
 #      its request's last byte: p50, p99, max, and how many were early;
@@ -24,12 +26,14 @@ build=${TW_BUILD_DIR:-$root/build-release}
 secs=10
 quick=0
 parts=123
+rounds=3
 while [ $# -gt 0 ]; do
   case $1 in
     --seconds) secs=$2; shift 2 ;;
     --quick) quick=1; secs=2; shift ;;
     --parts) parts=$2; shift 2 ;;
-    *) echo "server-bench: unknown option '$1' (known: --seconds S, --quick, --parts 123)" >&2
+    --rounds) rounds=$2; shift 2 ;;
+    *) echo "server-bench: unknown option '$1' (known: --seconds S, --rounds R, --quick, --parts 123)" >&2
        exit 2 ;;
   esac
 done
@@ -63,25 +67,56 @@ stop_server() {
 
 case $parts in *1*) ;; *) conns_list= ;; esac
 echo
-echo "== 1. wrk: keep-alive GETs, ${secs} s per cell, 2 wrk threads, one server thread =="
-printf '%-13s %6s %12s %10s %10s %16s\n' scheme conns "requests/s" "p50 ms" "p99 ms" "twheel ns/req"
+# The server on core 0, wrk on core 1 (where taskset and two cores are
+# there), the schemes taking turns in each round so that a drift of the
+# machine falls on all alike; each cell's figure is the median of its rounds
+# and the ratio to the no-timer server the median of the ratios in a round.
+pin_server=(); pin_wrk=()
+if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+  pin_server=(taskset -c 0); pin_wrk=(taskset -c 1)
+fi
+schemes1="none hierarchical hashed lawn hybrid heap"
+echo "== 1. wrk: keep-alive GETs, ${secs} s per cell, $rounds rounds, server on core 0," \
+     "wrk (2 threads) on core 1 =="
 conns_list=${conns_list-"1000 10000"}
 [ "$quick" -eq 1 ] && [ -n "$conns_list" ] && conns_list="1000"
-for scheme in none hierarchical hashed lawn hybrid heap; do
-  for c in $conns_list; do
-    if [ "$scheme" = none ]; then start_server --no-timers; else
-      start_server --scheme "$scheme" --idle-ms 60000 --header-ms 60000; fi
-    wrk -t2 -c"$c" -d"${secs}s" --latency "http://127.0.0.1:$port/" >"$dir/wrk" 2>&1 || true
-    line=$(counters)
-    stop_server
-    rps=$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' "$dir/wrk")
-    p50=$(awk '/^ *50%/ {print $2}' "$dir/wrk")
-    p99=$(awk '/^ *99%/ {print $2}' "$dir/wrk")
-    ns=$(echo "$line" | sed -n 's/.*(\([0-9.]*\) ns per request.*/\1/p')
-    printf '%-13s %6s %12s %10s %10s %16s\n' "$scheme" "$c" "${rps:-?}" "${p50:-?}" "${p99:-?}" \
-      "$([ "$scheme" = none ] && echo - || echo "${ns:-?}")"
+for c in $conns_list; do
+  for r in $(seq "$rounds"); do
+    for scheme in $schemes1; do
+      if [ "$scheme" = none ]; then start_server --no-timers; else
+        start_server --scheme "$scheme" --idle-ms 60000 --header-ms 60000; fi
+      # the server was started unpinned: pin it (and its one thread) now
+      [ ${#pin_server[@]} -gt 0 ] && taskset -pc 0 "$spid" >/dev/null
+      ${pin_wrk[@]+"${pin_wrk[@]}"} wrk -t2 -c"$c" -d"${secs}s" --latency \
+        "http://127.0.0.1:$port/" >"$dir/wrk" 2>&1 || true
+      line=$(counters)
+      stop_server
+      rps=$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' "$dir/wrk")
+      p99=$(awk '/^ *99%/ {print $2}' "$dir/wrk")
+      ns=$(echo "$line" | sed -n 's/.*(\([0-9.]*\) ns per request.*/\1/p' | head -n 1)
+      echo "$c $r $scheme ${rps:-0} ${p99:-?} ${ns:--}" >>"$dir/cells"
+    done
   done
 done
+if [ -s "$dir/cells" ]; then
+  python3 - "$dir/cells" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+print("%-13s %6s %14s %18s %10s %14s" % ("scheme", "conns", "requests/s", "vs no timers", "p99",
+                                         "twheel ns/req"))
+for c in sorted({r[0] for r in rows}, key=int):
+    base = {r[1]: float(r[3]) for r in rows if r[0] == c and r[2] == "none"}
+    for s in dict.fromkeys(r[2] for r in rows):
+        mine = [r for r in rows if r[0] == c and r[2] == s]
+        rps = statistics.median(float(r[3]) for r in mine)
+        ratios = [float(r[3]) / base[r[1]] for r in mine if base.get(r[1])]
+        rat = statistics.median(ratios) if ratios else float("nan")
+        lo, hi = (min(ratios), max(ratios)) if ratios else (rat, rat)
+        print("%-13s %6s %14.0f %8.3f (%.2f-%.2f) %10s %14s" % (
+            s, c, rps, rat, lo, hi, mine[len(mine) // 2][4],
+            "-" if s == "none" else mine[len(mine) // 2][5]))
+PY
+fi
 
 n2=10000; n3=100000
 # the server and the client each need a descriptor per connection: where
