@@ -15,7 +15,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "twheel.h"
+#include "twheel_internal.h"
 
 #include <limits.h>
 #include <time.h>
@@ -23,11 +23,6 @@
 #define CLOCK_MAGIC 0x74636c6bu /* "tclk" */
 
 /* ------------------------------------------------------------ arithmetic */
-
-static uint64_t sat_add64(uint64_t a, uint64_t b)
-{
-    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
 
 /* ceil(a / q) for q >= 1, without overflow. */
 static uint64_t div_up(uint64_t a, uint64_t q)
@@ -144,7 +139,7 @@ tw_time_t tw_clock_after(const struct tw_clock *c, uint64_t ns)
         /* r + ns overflows: (r / q) + ceil((r % q + ns) / q), saturating */
         uint64_t t = r / q, rest = r % q;
         uint64_t more = ns / q + div_up(rest + ns % q, q);
-        return sat_add64(t, more);
+        return tw_sat_add(t, more);
     }
     return div_up(r + ns, q);
 }

@@ -493,8 +493,7 @@ TW_INLINE int arm(struct tw *tw, struct tw_timer *t, tw_time_t deadline)
  * past). */
 TW_INLINE tw_time_t deadline_of(const struct tw *tw, tw_time_t interval)
 {
-    tw_time_t d = tw->now + interval;
-    return d < tw->now ? TW_TIME_MAX : d;
+    return tw_sat_add(tw->now, interval);
 }
 
 /* Every case of start that the fast path below does not take: a NULL

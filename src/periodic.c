@@ -15,7 +15,7 @@
  * on until the timer catches up; SKIP re-arms at the first grid point
  * after now and reports m; DELAY reports m and re-arms at now + period.
  */
-#include "twheel.h"
+#include "twheel_internal.h"
 
 #include <stddef.h>
 
@@ -24,11 +24,6 @@
 static int valid(const struct tw_periodic *p)
 {
     return p != NULL && p->tw_magic == PERIODIC_MAGIC;
-}
-
-static tw_time_t sat_add(tw_time_t a, tw_time_t b)
-{
-    return a > TW_TIME_MAX - b ? TW_TIME_MAX : a + b;
 }
 
 /* a + k * b, saturating. */
@@ -53,13 +48,13 @@ static void fired(struct tw *tw, struct tw_timer *t)
         p->tw_count += 1 + missed;
         break;
     case TW_MISSED_DELAY:
-        next = sat_add(now, P);
+        next = tw_sat_add(now, P);
         passed = missed;
         p->tw_count += 1 + missed;
         break;
     case TW_MISSED_BURST:
     default:
-        next = sat_add(due, P);
+        next = tw_sat_add(due, P);
         p->tw_count += 1;
         break;
     }
@@ -105,7 +100,7 @@ int tw_periodic_start(struct tw *tw, struct tw_periodic *p, tw_time_t period)
 {
     if (tw == NULL || !valid(p) || period == 0)
         return TW_EINVAL;
-    return tw_periodic_start_at(tw, p, sat_add(tw_now(tw), period), period);
+    return tw_periodic_start_at(tw, p, tw_sat_add(tw_now(tw), period), period);
 }
 
 int tw_periodic_stop(struct tw *tw, struct tw_periodic *p)

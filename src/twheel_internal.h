@@ -45,6 +45,13 @@
 #define TW_F_SCHEME1    0x2u    /* free for a scheme's own use */
 #define TW_F_SCHEME2    0x4u    /* free for a scheme's own use */
 
+/* a + b, saturated at the end of time (never wrapping into the past). */
+TW_INLINE tw_time_t tw_sat_add(tw_time_t a, tw_time_t b)
+{
+    tw_time_t s = a + b;
+    return s < a ? TW_TIME_MAX : s;
+}
+
 TW_INLINE bool tw_node_valid(const struct tw_timer *t)
 {
     return (t->tw_flags & TW_MAGIC_MASK) == TW_MAGIC;
