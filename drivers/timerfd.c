@@ -44,9 +44,8 @@ int tw_timerfd_sync(struct tw_timerfd *d)
 {
     if (d == NULL || d->fd < 0)
         return TW_EINVAL;
-    struct tw_wake w = {d->armed, d->armed_ns};
     uint64_t at = 0, wait = 0;
-    int rc = tw_wake_next(&w, d->clk, d->tw, &at, &wait);
+    int rc = tw_wake_next(d->armed, d->armed_ns, d->clk, d->tw, &at, &wait);
     if (rc <= 0)
         return rc;
     struct itimerspec its = {{0, 0}, {0, 0}}; /* rc 2: disarm */

@@ -38,9 +38,8 @@ int tw_uv_sync(struct tw_uv *d)
 {
     if (d == NULL)
         return TW_EINVAL;
-    struct tw_wake w = {d->armed, d->armed_ns};
     uint64_t at = 0, wait = 0;
-    int rc = tw_wake_next(&w, d->clk, d->tw, &at, &wait);
+    int rc = tw_wake_next(d->armed, d->armed_ns, d->clk, d->tw, &at, &wait);
     if (rc == 2) {
         uv_timer_stop(&d->timer);
         d->armed = 0;

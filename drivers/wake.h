@@ -10,27 +10,22 @@
 #include <stdint.h>
 #include <time.h>
 
-/* The state of a driver's loop timer. */
-struct tw_wake {
-    int armed;              /* 1: armed for at_ns */
-    uint64_t at_ns;         /* absolute, on the facility's clock */
-};
-
-/* What the loop timer should do now: 0 nothing (armed for the earliest
+/* What a driver's loop timer, armed (or not) for armed_ns, absolute on
+ * the facility's clock, should do now: 0 nothing (armed for the earliest
  * deadline already, or idle with nothing pending), 1 arm it for *at_ns
  * (absolute; *wait_ns from the clock's reading), 2 stop it; or a negative
  * TW_E* code. */
-static inline int tw_wake_next(const struct tw_wake *w, const struct tw_clock *c, struct tw *tw,
-                               uint64_t *at_ns, uint64_t *wait_ns)
+static inline int tw_wake_next(int armed, uint64_t armed_ns, const struct tw_clock *c,
+                               struct tw *tw, uint64_t *at_ns, uint64_t *wait_ns)
 {
     struct timespec ts;
     int rc = tw_clock_timeout_ts(c, tw, 1, &ts);
     if (rc < 0)
         return rc;
     if (rc == 0)
-        return w->armed ? 2 : 0;
+        return armed ? 2 : 0;
     uint64_t at = (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
-    if (w->armed && at == w->at_ns)
+    if (armed && at == armed_ns)
         return 0; /* the earliest deadline has not moved */
     uint64_t now = tw_clock_now_ns(c);
     *at_ns = at;
