@@ -7,13 +7,16 @@
  *          [--idle-ms N] [--header-ms N] [--slack-ms N] [--no-timers]
  *          [--port-file PATH] [--max-conns N]
  *
- * Each connection has two timers on one facility:
- *   header  from the connection's first byte of a request (or its accept)
- *           until the request's header is complete: --header-ms (default
- *           10000); a client that trickles a header byte by byte is
- *           closed by it (slowloris);
+ * Each connection has one timer, in one of two roles:
+ *   header  from the accept, or from the first byte of a request that one
+ *           read did not complete, until the request's header is complete:
+ *           --header-ms (default 10000); a client that trickles a header
+ *           byte by byte is closed by it (slowloris);
  *   idle    from the last response until the next request's first byte:
  *           --idle-ms (default 5000), the keep-alive timeout.
+ * A request that arrives whole (the common case) costs one timer call: the
+ * idle timer is re-armed after the answer (tw_start re-arms a pending
+ * timer); the header role is taken only by a request split over reads.
  * Requests: GET, HTTP/1.0 or 1.1, pipelined or not; the answer is
  * a small fixed text.  "Connection: close" (or HTTP/1.0 without
  * keep-alive) closes after the answer; anything else that is not a
@@ -21,12 +24,12 @@
  *
  * The loop is epoll_pwait2() with the clock layer's timeout in ns (rounded
  * up: no timer fires early; epoll_wait() in whole ms on kernels before
- * 5.11), one clock update per wake-up, and one tw_advance().  SIGUSR1 prints the counters; SIGINT or SIGTERM closes
- * every connection (stopping its timers), prints them and exits 0.
- * --no-timers runs the same server without any timer, for comparison.
- * "time in twheel calls" is measured around tw_clock_start(), tw_stop()
- * and tw_advance() (less the callbacks, which close sockets), with two
- * clock reads per call (~25 ns each on a vDSO clock) included.
+ * 5.11), one clock update per wake-up, and one tw_advance().  SIGUSR1
+ * prints the counters; SIGINT or SIGTERM closes every connection (stopping
+ * its timer), prints them and exits 0.  --no-timers runs the same server
+ * without any timer, for comparison.  (The time twheel takes per request
+ * is counted, in instructions, by scripts/server-bench.sh under callgrind:
+ * the server does not time itself.)
  */
 #define _GNU_SOURCE
 #include <twheel.h>
@@ -63,9 +66,9 @@ struct conn {
     struct conn *next, *prev; /* every open connection, for the exit */
     int fd;
     int closing;            /* close once the output is written */
+    int phase;              /* the timer's role: PH_HEADER or PH_IDLE */
     uint64_t idle_ns;       /* the reading the idle timer counts from */
-    struct tw_timer idle;   /* keep-alive: after a response, until a byte */
-    struct tw_timer header; /* until a request's header is complete */
+    struct tw_timer timer;
     size_t in_len, out_len, out_off;
     char in[IN_MAX];
     char out[OUT_MAX];
@@ -73,8 +76,10 @@ struct conn {
 
 static struct {
     uint64_t accepted, open, requests, wakeups, closed_idle, closed_header, closed_client,
-        closed_bad, closed_exit, max_open, twheel_ns;
+        closed_bad, closed_exit, max_open;
 } st;
+
+enum { PH_HEADER, PH_IDLE };
 
 static struct {
     const char *bind, *port_file;
@@ -93,8 +98,6 @@ static uint64_t late_n, late_early;
 
 static struct tw *tw;
 static struct tw_clock clk;
-static int in_advance;     /* callbacks running: their time is not twheel's */
-static uint64_t cb_ns;     /* time spent in callbacks during this advance */
 static int ep;
 static struct conn conns; /* the list's head (its buffers unused) */
 
@@ -129,17 +132,13 @@ static void print_counters(FILE *f)
     fprintf(f,
             "server: accepted %llu, open %llu (max %llu), requests %llu, timers pending %zu, "
             "wake-ups %llu, closed by idle timer %llu, by header timer %llu, by client %llu, "
-            "bad requests %llu, at exit %llu, time in twheel calls %.3f s (%.1f ns per "
-            "request), twheel memory %zu bytes\n",
+            "bad requests %llu, at exit %llu, twheel memory %zu bytes\n",
             (unsigned long long)st.accepted, (unsigned long long)st.open,
             (unsigned long long)st.max_open, (unsigned long long)st.requests,
             tw ? tw_count(tw) : (size_t)0, (unsigned long long)st.wakeups,
             (unsigned long long)st.closed_idle, (unsigned long long)st.closed_header,
             (unsigned long long)st.closed_client, (unsigned long long)st.closed_bad,
-            (unsigned long long)st.closed_exit,
-            (double)st.twheel_ns / 1e9,
-            st.requests ? (double)st.twheel_ns / (double)st.requests : 0.0,
-            tw ? tw_memory(tw) : (size_t)0);
+            (unsigned long long)st.closed_exit, tw ? tw_memory(tw) : (size_t)0);
     if (late_n)
         fprintf(f, "server: idle timers fired %llu, lateness as the server sees it: p50 %.2f ms, "
                    "p99 %.2f ms, max %.2f ms, early %llu\n",
@@ -150,32 +149,21 @@ static void print_counters(FILE *f)
 
 /* ------------------------------------------------------------- timers */
 
-static void timer_start(struct tw_timer *t, uint64_t ms)
+/* (Re-)arm the connection's timer in a role; a pending one is moved. */
+static void timer_start(struct conn *c, int phase)
 {
-    if (opt.no_timers)
-        return;
-    uint64_t t0 = in_advance ? 0 : mono_ns();
-    tw_clock_start(&clk, tw, t, TW_MSEC(ms));
-    if (!in_advance)
-        st.twheel_ns += mono_ns() - t0;
-}
-
-static void timer_stop(struct tw_timer *t)
-{
-    if (opt.no_timers)
-        return;
-    uint64_t t0 = in_advance ? 0 : mono_ns();
-    tw_stop(tw, t);
-    if (!in_advance)
-        st.twheel_ns += mono_ns() - t0;
+    c->phase = phase;
+    if (!opt.no_timers)
+        tw_clock_start(&clk, tw, &c->timer,
+                       TW_MSEC(phase == PH_IDLE ? opt.idle_ms : opt.header_ms));
 }
 
 /* ------------------------------------------------------------- connections */
 
 static void conn_close(struct conn *c, uint64_t *counter)
 {
-    timer_stop(&c->idle); /* a closed connection's timers never fire */
-    timer_stop(&c->header);
+    if (!opt.no_timers)
+        tw_stop(tw, &c->timer); /* a closed connection's timer never fires */
     epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
     c->prev->next = c->next;
@@ -185,31 +173,23 @@ static void conn_close(struct conn *c, uint64_t *counter)
     free(c);
 }
 
-static void on_idle(struct tw *w, struct tw_timer *t)
+static void on_timer(struct tw *w, struct tw_timer *t)
 {
     (void)w;
-    uint64_t t0 = mono_ns();
-    struct conn *c = tw_container_of(t, struct conn, idle);
-    uint64_t due = c->idle_ns + opt.idle_ms * 1000000u;
-    if (t0 < due) {
+    struct conn *c = tw_container_of(t, struct conn, timer);
+    if (c->phase == PH_HEADER) {
+        conn_close(c, &st.closed_header);
+        return;
+    }
+    uint64_t now = mono_ns(), due = c->idle_ns + opt.idle_ms * 1000000u;
+    if (now < due) {
         late_early++;
     } else {
-        uint64_t b = (t0 - due) / LATE_STEP_NS;
+        uint64_t b = (now - due) / LATE_STEP_NS;
         late_hist[b < LATE_BINS ? b : LATE_BINS]++;
     }
     late_n++;
     conn_close(c, &st.closed_idle);
-    cb_ns += mono_ns() - t0;
-}
-
-
-
-static void on_header(struct tw *w, struct tw_timer *t)
-{
-    (void)w;
-    uint64_t t0 = mono_ns();
-    conn_close(tw_container_of(t, struct conn, header), &st.closed_header);
-    cb_ns += mono_ns() - t0;
 }
 
 static void queue_out(struct conn *c, const char *s, size_t n)
@@ -301,7 +281,6 @@ static int serve(struct conn *c)
 
 static void on_readable(struct conn *c)
 {
-    int had_none = c->in_len == 0;
     for (;;) {
         if (c->in_len == IN_MAX)
             break;
@@ -318,27 +297,23 @@ static void on_readable(struct conn *c)
         if ((size_t)k < IN_MAX)
             break;
     }
-    if (had_none && c->in_len > 0 && tw_timer_pending(&c->idle)) {
-        timer_stop(&c->idle); /* a new request begins: the header clock runs */
-        timer_start(&c->header, opt.header_ms);
-    }
     size_t before = st.requests;
     serve(c);
-    if (st.requests != before || c->closing)
-        timer_stop(&c->header);
-    if (c->in_len > 0 && !c->closing && !tw_timer_pending(&c->header))
-        timer_start(&c->header, opt.header_ms); /* the rest of a pipelined request */
+    /* A request is incomplete: the header clock runs from its first byte
+     * (this read), unless it already runs for this very request (from the
+     * accept, or from an earlier read). */
+    if (c->in_len > 0 && !c->closing && (c->phase == PH_IDLE || st.requests != before))
+        timer_start(c, PH_HEADER);
     if (flush_out(c) < 0) {
         conn_close(c, c->closing ? &st.closed_bad : &st.closed_client);
         return;
     }
-    if (c->in_len == 0 && !c->closing) {
+    if (c->in_len == 0 && !c->closing && !opt.no_timers) {
         /* a fresh reading: the keep-alive counts from the answer, not the
          * wake-up (a long batch of events must not shorten it) */
-        if (!opt.no_timers)
-            tw_clock_update(&clk);
+        tw_clock_update(&clk);
         c->idle_ns = tw_clock_now_ns(&clk);
-        timer_start(&c->idle, opt.idle_ms);
+        timer_start(c, PH_IDLE);
     }
 }
 
@@ -360,8 +335,7 @@ static void on_accept(int lfd)
         conns.next->prev = c;
         conns.next = c;
         c->in_len = c->out_len = c->out_off = 0;
-        tw_timer_init(&c->idle, on_idle);
-        tw_timer_init(&c->header, on_header);
+        tw_timer_init(&c->timer, on_timer);
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
@@ -369,7 +343,7 @@ static void on_accept(int lfd)
         st.accepted++;
         if (++st.open > st.max_open)
             st.max_open = st.open;
-        timer_start(&c->header, opt.header_ms);
+        timer_start(c, PH_HEADER);
     }
 }
 
@@ -546,14 +520,8 @@ int main(int argc, char **argv)
                     on_readable(c);
             }
         }
-        if (!opt.no_timers) {
-            uint64_t t0 = mono_ns();
-            in_advance = 1;
-            cb_ns = 0;
+        if (!opt.no_timers)
             tw_advance(tw, tw_clock_now(&clk));
-            in_advance = 0;
-            st.twheel_ns += mono_ns() - t0 - cb_ns; /* the callbacks' closes are not twheel's */
-        }
     }
     /* close every connection: their timers are stopped, none is left */
     close(lfd);

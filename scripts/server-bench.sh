@@ -3,29 +3,36 @@
 # the figures of docs/event-loops.md, "The server under load".  Not a test:
 # it prints tables; every process it starts is stopped at the end.
 #
-#   scripts/server-bench.sh [--seconds S] [--rounds R] [--quick] [--parts 123]
+#   scripts/server-bench.sh [--seconds S] [--rounds R] [--quick] [--parts 1234]
 #
 #   1. wrk, 1,000 and 10,000 keep-alive connections, S seconds each (default
 #      10), R rounds (default 3), against the server with no timers and with
 #      hierarchical, hashed, lawn, hybrid and heap, server and wrk pinned to
 #      a core each: requests/s and its ratio to the no-timer server (median
 #      of the rounds' ratios, with their range), p99 latency, and the
-#      server's own time in twheel calls per request;
+#      server's CPU time per request (user and kernel, from /proc);
 #   2. idle-close accuracy: 10,000 idle connections, each closed by its
 #      1 s idle timer (1 ms ticks), lateness measured by the client from
 #      its request's last byte: p50, p99, max, and how many were early;
 #   3. scale: 100,000 idle connections in one server: RSS and twheel memory
 #      per connection, and wake-ups: while they wait (20 s timeouts), and
-#      while they expire, without and with 50 ms of slack.
+#      while they expire, without and with 50 ms of slack;
+#   4. instructions: the server under callgrind (valgrind) serving wrk at
+#      1,000 connections for S seconds: instructions per request in user
+#      space, and in the library (the self cost of the functions whose
+#      source is under src/, inlined code included), and twheel's share of
+#      the server's CPU (its share of the user-space instructions times
+#      user time's share of the CPU in part 1).  Instruction counts do not
+#      move with load.
 # --quick: 2 s per wrk run, 1,000 connections for 2 and 3 (a smoke run).
-# Needs wrk (apt-get install wrk) and a descriptor limit of about 100,200 for
+# Needs wrk (apt-get install wrk), valgrind for part 4, and a descriptor limit of about 100,200 for
 # part 3 (root raises it; under a lower hard limit part 3 uses what it can).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TW_BUILD_DIR:-$root/build-release}
 secs=10
 quick=0
-parts=123
+parts=1234
 rounds=3
 while [ $# -gt 0 ]; do
   case $1 in
@@ -33,7 +40,7 @@ while [ $# -gt 0 ]; do
     --quick) quick=1; secs=2; shift ;;
     --parts) parts=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
-    *) echo "server-bench: unknown option '$1' (known: --seconds S, --rounds R, --quick, --parts 123)" >&2
+    *) echo "server-bench: unknown option '$1' (known: --seconds S, --rounds R, --quick, --parts 1234)" >&2
        exit 2 ;;
   esac
 done
@@ -89,21 +96,23 @@ for c in $conns_list; do
       [ ${#pin_server[@]} -gt 0 ] && taskset -pc 0 "$spid" >/dev/null
       ${pin_wrk[@]+"${pin_wrk[@]}"} wrk -t2 -c"$c" -d"${secs}s" --latency \
         "http://127.0.0.1:$port/" >"$dir/wrk" 2>&1 || true
-      line=$(counters)
+      cpu=$(awk '{print $14, $15}' "/proc/$spid/stat") # user, kernel: clock ticks
       stop_server
+      req=$(sed -n 's/.*, requests \([0-9]*\),.*/\1/p' "$dir/out")
       rps=$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' "$dir/wrk")
       p99=$(awk '/^ *99%/ {print $2}' "$dir/wrk")
-      ns=$(echo "$line" | sed -n 's/.*(\([0-9.]*\) ns per request.*/\1/p' | head -n 1)
-      echo "$c $r $scheme ${rps:-0} ${p99:-?} ${ns:--}" >>"$dir/cells"
+      echo "$c $r $scheme ${rps:-0} ${p99:-?} ${req:-0} $cpu" >>"$dir/cells"
     done
   done
 done
 if [ -s "$dir/cells" ]; then
-  python3 - "$dir/cells" <<'PY'
+  python3 - "$dir/cells" "$(getconf CLK_TCK)" "$dir/user-share" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
-print("%-13s %6s %14s %18s %10s %14s" % ("scheme", "conns", "requests/s", "vs no timers", "p99",
-                                         "twheel ns/req"))
+hz = float(sys.argv[2])
+print("%-13s %6s %12s %18s %10s %17s" % ("scheme", "conns", "requests/s", "vs no timers", "p99",
+                                         "CPU/req (user)"))
+user_share = []
 for c in sorted({r[0] for r in rows}, key=int):
     base = {r[1]: float(r[3]) for r in rows if r[0] == c and r[2] == "none"}
     for s in dict.fromkeys(r[2] for r in rows):
@@ -112,9 +121,14 @@ for c in sorted({r[0] for r in rows}, key=int):
         ratios = [float(r[3]) / base[r[1]] for r in mine if base.get(r[1])]
         rat = statistics.median(ratios) if ratios else float("nan")
         lo, hi = (min(ratios), max(ratios)) if ratios else (rat, rat)
-        print("%-13s %6s %14.0f %8.3f (%.2f-%.2f) %10s %14s" % (
-            s, c, rps, rat, lo, hi, mine[len(mine) // 2][4],
-            "-" if s == "none" else mine[len(mine) // 2][5]))
+        req = sum(float(r[5]) for r in mine)
+        ut, kt = (sum(float(r[i]) for r in mine) / hz for i in (6, 7))
+        cpu = "%.1f us (%.0f%%)" % ((ut + kt) / req * 1e6, 100 * ut / (ut + kt)) if req else "-"
+        if req and ut + kt:
+            user_share.append(ut / (ut + kt))
+        print("%-13s %6s %12.0f %8.3f (%.2f-%.2f) %10s %17s" % (
+            s, c, rps, rat, lo, hi, mine[len(mine) // 2][4], cpu))
+open(sys.argv[3], "w").write("%.4f\n" % max(user_share) if user_share else "")
 PY
 fi
 
@@ -163,7 +177,65 @@ for slack in $slacks; do
   w2=$(echo "$line" | sed -n 's/.*wake-ups \([0-9]*\),.*/\1/p')
   stop_server
   echo "slack $slack ms: RSS $(( (rss1 - rss0) * 1024 / n3 )) bytes per connection" \
-       "(twheel: 2 nodes of 40 bytes + $(( mem / n3 )) of tables); wake-ups while all wait:" \
+       "(twheel: a 40-byte node + $(( mem / n3 )) of tables); wake-ups while all wait:" \
        "$(( (w1 - w0 - 1) / 5 ))/s (the SIGUSR1 itself excluded); while they expire: $(( w2 - w1 - 1 ))" \
        "in all; $(sed -n 's/.*close lateness after [0-9]* ms: //p' "$dir/probe")"
 done
+
+echo
+echo "== 4. instructions per request: the server under callgrind, wrk at 1,000 and 10,000" \
+     "connections, ${secs} s =="
+schemes4="none hierarchical hashed lawn hybrid heap"
+conns4="1000 10000"
+[ "$quick" -eq 1 ] && conns4=1000
+case $parts in *4*) ;; *) schemes4= ;; esac
+if [ -n "$schemes4" ] && ! command -v valgrind >/dev/null; then
+  echo "server-bench: part 4 skipped: needs valgrind (apt-get install valgrind)"; schemes4=
+fi
+if [ -n "$schemes4" ]; then # the same code with debug information: where each function is
+  cmake -S "$root" -B "$root/build-callgrind" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS=-g \
+    -DTW_BUILD_TESTS=OFF -DTW_BUILD_EXAMPLES=ON -DTW_BUILD_BENCH=OFF >/dev/null
+  cmake --build "$root/build-callgrind" -j "$(nproc)" --target server >/dev/null
+fi
+# callgrind's totals: all of the program's instructions, and the library's
+# (the functions whose source is under src/, with what was inlined there)
+lib_ir() {
+  callgrind_annotate --auto=no --threshold=100 "$1" 2>/dev/null | awk '
+    /PROGRAM TOTALS/ { x = $1; gsub(",", "", x); all = x; next }
+    match($0, /%\) +[^ ]+/) {
+      f = substr($0, RSTART, RLENGTH); sub(/^%\) +/, "", f)
+      if (f ~ /(^|\/)src\/[^:]*:/) { x = $1; gsub(",", "", x); lib += x } }
+    END { printf "%d %d\n", all, lib }'
+}
+for c in ${schemes4:+$conns4}; do
+for scheme in $schemes4; do
+  args=(--scheme "$scheme" --idle-ms 60000 --header-ms 60000)
+  [ "$scheme" = none ] && args=(--no-timers)
+  rm -f "$dir/port"
+  valgrind --tool=callgrind --callgrind-out-file="$dir/cg" "$root/build-callgrind/examples/server" \
+    --port 0 --port-file "$dir/port" "${args[@]}" >"$dir/out" 2>"$dir/err" &
+  spid=$!
+  for _ in $(seq 300); do [ -s "$dir/port" ] && break; sleep 0.1; done
+  wrk -t1 -c"$c" -d"${secs}s" "http://127.0.0.1:$(cat "$dir/port")/" >/dev/null 2>&1 || true
+  stop_server
+  echo "$c $scheme $(lib_ir "$dir/cg") $(sed -n 's/.*, requests \([0-9]*\),.*/\1/p' "$dir/out")" \
+    >>"$dir/instr"
+done
+done
+if [ -s "$dir/instr" ]; then
+  python3 - "$dir/instr" "$dir/user-share" <<'PY'
+import os, sys
+rows = [l.split() for l in open(sys.argv[1])]
+share = open(sys.argv[2]).read().strip() if os.path.exists(sys.argv[2]) else ""
+print("%-13s %6s %16s %16s %22s" % ("scheme", "conns", "user instr/req", "in the library",
+                                    "twheel's share of CPU"))
+for r in rows:
+    c, s, req = r[0], r[1], float(r[4])
+    a, t = (float(r[2]) / req, float(r[3]) / req) if req else (0, 0)
+    cpu = "%.2f%%" % (100 * t / a * float(share)) if share and a and s != "none" else "-"
+    print("%-13s %6s %16.0f %16.0f %22s" % (s, c, a, t, cpu))
+if share:
+    print("(user time was at most %.0f%% of the server's CPU in part 1; the kernel's socket work"
+          " is the rest)" % (100 * float(share)))
+PY
+fi
