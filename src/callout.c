@@ -39,7 +39,8 @@
  * (if the allocator fails, chains just get longer), so only the pool can
  * make tw_timeout() fail, before anything has changed.
  */
-#include "twheel_internal.h"
+#include "check.h"
+#include "facility.h"
 
 #include <stdio.h>
 

@@ -15,7 +15,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "twheel_internal.h"
+#include "base.h"
 
 #include <limits.h>
 #include <time.h>

@@ -15,7 +15,7 @@
  * on until the timer catches up; SKIP re-arms at the first grid point
  * after now and reports m; DELAY reports m and re-arms at now + period.
  */
-#include "twheel_internal.h"
+#include "base.h"
 
 #include <stddef.h>
 

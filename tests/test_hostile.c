@@ -631,7 +631,7 @@ static void case_check_detects_corruption(struct ctx *c)
  * remove): tw_check must report a node in the wheel that carries it.  The
  * other schemes have no such flag: there the case checks only that a stop
  * and restart leave the facility consistent. */
-#define HYB_IN_LAWN 0x4u /* HYB_F_LAWN in src/schemes/hybrid.h */
+#define HYB_IN_LAWN 0x4u /* HYB_F_LAWN in src/schemes/hybrid.c */
 
 static void case_hybrid_flag_checked(struct ctx *c)
 {
@@ -663,7 +663,7 @@ static void case_hybrid_flag_checked(struct ctx *c)
     ASSERT_OK(tw_destroy(tw));
 }
 
-/* The hybrid's candidate slot of a TTL: the hash of hybrid.h's
+/* The hybrid's candidate slot of a TTL: the hash of hybrid.c's
  * tw_hybrid_cand(), to find two TTLs that share a slot. */
 static unsigned hyb_cand(tw_time_t ttl)
 {
@@ -721,7 +721,7 @@ static void case_hybrid_routing(struct ctx *c)
         if (U <= 4000 && hyb_cand(T2) != hyb_cand(T) && hyb_cand(T2) != hyb_cand(T3))
             break;
     }
-    ASSERT_TRUE(T2 < 4000); /* a pair exists for hybrid.h's hash */
+    ASSERT_TRUE(T2 < 4000); /* a pair exists for hybrid.c's hash */
 
     /* K-1 starts of T in the wheel, the K-th and (K+1)-th in a queue */
     for (int i = 0; i < 7; i++) {

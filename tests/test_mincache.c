@@ -5,12 +5,12 @@
  * The hashed and hierarchical wheels keep one; the suites test it through
  * tw_next_expiry() and tw_check(), but a consistent facility never makes
  * its audit fail, so the audit's reports are tested here, on caches
- * corrupted by hand.  Internal: it includes src/twheel_internal.h.
+ * corrupted by hand.  Internal: it includes src/mincache.h.
  *
  *   twheel_mincache [steps]    exit 0, or 1 with the first failure
  *                              (steps of the random test, default 200000)
  */
-#include "twheel_internal.h"
+#include "mincache.h"
 
 #include "../common/rng.h"
 

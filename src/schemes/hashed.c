@@ -59,7 +59,9 @@
  * Within one advance timers fire slot by slot in tick order, and within a
  * slot in start order, so a one-tick advance is FIFO.
  */
-#include "../twheel_internal.h"
+#include "../scheme.h"
+#include "../slots.h"
+#include "../mincache.h"
 
 struct hashed_state {
     struct tw_slots s;
@@ -208,6 +210,8 @@ static int hashed_check(struct tw *tw, struct tw_checker *c)
 }
 
 const struct tw_ops tw_hashed_ops = {
+    .name = "hashed",
+    .default_slots = 4096,
     .validate = tw_slots_validate,
     .state_size = hashed_state_size,
     .init = hashed_init,

@@ -34,7 +34,8 @@
  * timers fire slot by slot in tick order, each slot in deadline order and
  * FIFO among equal deadlines.
  */
-#include "../twheel_internal.h"
+#include "../scheme.h"
+#include "../slots.h"
 
 struct hsorted_state {
     struct tw_slots s;
@@ -140,6 +141,8 @@ static int hsorted_check(struct tw *tw, struct tw_checker *c)
 }
 
 const struct tw_ops tw_hashed_sorted_ops = {
+    .name = "hashed_sorted",
+    .default_slots = 4096,
     .validate = tw_slots_validate,
     .state_size = hsorted_state_size,
     .init = hsorted_init,

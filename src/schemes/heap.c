@@ -32,7 +32,7 @@
  * advance in deadline order, FIFO among equals, after any started already
  * due (the core's list, which fires first).
  */
-#include "../twheel_internal.h"
+#include "../scheme.h"
 
 struct heap_ent {
     tw_time_t e;
@@ -219,6 +219,7 @@ static int heap_check(struct tw *tw, struct tw_checker *c)
 }
 
 const struct tw_ops tw_heap_ops = {
+    .name = "heap",
     .state_size = heap_state_size,
     .init = heap_init,
     .fini = heap_fini,

@@ -8,7 +8,9 @@
 #ifndef TW_HIER_H
 #define TW_HIER_H
 
-#include "../twheel_internal.h"
+#include "../scheme.h"
+#include "../slots.h"
+#include "../mincache.h"
 
 struct hier_state {
     struct tw_slots s;          /* levels * S slots of TW_LANES lanes */

@@ -60,18 +60,9 @@
  * and 33 ms before the lanes were walked together and more than one
  * deadline kept.
  *
- * Bits left set.  The stop leaf (stop_lane_last(), facility.c) empties a
- * lane without clearing its bit or its slot's, and so does the start leaf
- * when it moves a pending timer: a timer alone in a far slot, stopped and
- * restarted again and again (the paper's Fig. 9 test), or restarted in one
- * call, then writes no bit at all.  So a bit is set for every lane with timers,
- * and may be set over an empty one.  Every reader copes: collect takes
- * such a slot with nothing in it (the horizon counts it: at most one
- * collect more per bit left set), next_expiry clears the slots it finds
- * empty before the first occupied one when it walks, and a start into a
- * lane whose bit is set links and writes nothing else.  tw_check accepts
- * the extra bits for the wheels of this file (the scheme's own and the
- * hybrid's) and the no-migration wheel alone.
+ * Bits left set (slots.h): the start and stop leaves below leave an
+ * emptied lane's bits set, so a timer alone in a far slot, stopped and
+ * restarted again and again, writes no bit at all.
  *
  * Order: within one advance, none is promised, not even among equal
  * deadlines: a slot's timers are spread over 8 lanes, which expiry pops in
@@ -83,6 +74,8 @@
  * node.
  */
 #include "hier.h"
+
+#include "../entry.h"
 
 static unsigned levels_needed(unsigned bits) { return (64 + bits - 1) / bits; }
 
@@ -198,9 +191,8 @@ int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out)
         return 1;
     }
     size_t i;
-    /* A slot whose lanes the leaves emptied still has its bits
-     * (stop_lane_last() and a restart's unlink, facility.c): clear them on
-     * the way.  Each such slot is passed once per bit the leaves left. */
+    /* A slot whose lanes the leaves emptied still has its bits (slots.h,
+     * "Bits left set"): clear them on the way.  Each such slot is passed once per bit the leaves left. */
     while ((i = first_slot(h, tw->now)) != SIZE_MAX && tw_slots_empty(&h->s, i))
         tw_slots_clear(&h->s, i);
     if (i == SIZE_MAX)
@@ -303,15 +295,137 @@ static int hier_check(struct tw *tw, struct tw_checker *c)
     return tw_hier_check(tw, HIER(tw), c, 0, tw->horizon);
 }
 
+/* ------------------------------------------------ start and stop */
+
+/*
+ * The leaves.  A start whose deadline is above tw->start_floor (max of now
+ * and the earliest-deadline cache's last entry) is a link and, for a
+ * pending node, an unlink, and nothing else: the node is in the wheel, not
+ * on a core list, and neither it nor the new deadline touches the cache.
+ * A stop above tw->stop_floor (the same) of a node that is not alone in
+ * its lane is one unlink.  At 10^6 timers each operation waits on a cold
+ * node and its cold list neighbours, and how many operations keep their
+ * misses in flight together is bounded by the loads and stores each one
+ * holds in the core's queues until it retires (docs/design.md, "Short
+ * paths").  So these leaves read the facility's first line and two
+ * slot-table words, and write nothing of the facility's but the count and
+ * the lane's head: one compare with start_floor stands for the checks of
+ * the interval, of the end of time and of the cache; one load of
+ * place_of_msb for the level's shift and first slot (the mask is h->mask);
+ * and the horizon is lowered only when the lane's bit was clear (a lane
+ * with its bit set, timers in it or not, has its slot's tick at or above
+ * the horizon already).  Everything else takes the full path (entry.h)
+ * with this file's insert and remove in place.
+ */
+
+static void hier_floors(const struct tw *tw, tw_time_t *start, tw_time_t *stop)
+{
+    tw_time_t m = TW_STATE(tw, const struct hier_state)->min.max;
+    *start = *stop = m > tw->now ? m : tw->now;
+}
+
+#define HIER_HOOKS ((struct tw_hooks){NULL, hier_insert, hier_remove, hier_floors, false})
+
+static TW_NOINLINE int hier_start_slow(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    return tw_start_slow(tw, t, interval, HIER_HOOKS);
+}
+
+static TW_NOINLINE int hier_start_full(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    return tw_start_full(tw, t, interval, HIER_HOOKS, hier_start_slow);
+}
+
+static TW_NOINLINE int hier_stop_full(struct tw *tw, struct tw_timer *t)
+{
+    return tw_stop_full(tw, t, HIER_HOOKS);
+}
+
+/* A start of the leaf that found its lane empty: if the lane's bit is
+ * clear, the lane's and the slot's bits, and the horizon lowered to the
+ * slot's tick.  Out of line and recomputed from the lane's head, so that
+ * the leaf keeps nothing live for it (at 10^6 timers each instruction of a
+ * start costs about as much as an overlapped cache miss: docs/design.md,
+ * "Short paths"). */
+static TW_NOINLINE int hier_lane_first(struct tw *tw, struct tw_link *head, tw_time_t e)
+{
+    struct hier_state *h = HIER(tw);
+    size_t k = (size_t)(head - h->s.head);
+    /* Bits left set (slots.h): the slot counts as occupied, so the horizon
+     * is at or below its tick already. */
+    if (tw_slots_lane_marked(&h->s, k, TW_LANE_SHIFT))
+        return 0;
+    tw_slots_mark(&h->s, k, TW_LANE_SHIFT);
+    unsigned shift = TW_HIER_SHIFT(h->place_of_msb[63u - (unsigned)tw_clz64(e ^ tw->now)]);
+    tw_horizon_lower(tw, (e >> shift) << shift);
+    return 0;
+}
+
+/* Link t, deadline e beyond start_floor, at the tail of its lane: the
+ * level and slot from one place_of_msb load and the mask, the lane from
+ * the node's address.  A lane that had timers keeps its slot's bit and its
+ * slot's tick at or above the horizon, so only a first timer needs more. */
+TW_INLINE int hier_link(struct tw *tw, struct hier_state *h, struct tw_timer *t, tw_time_t e,
+                        tw_time_t now)
+{
+    unsigned shift;
+    size_t i = tw_hier_slot(h, e, now, &shift);
+    struct tw_link *head = &h->s.head[(i << TW_LANE_SHIFT) + tw_lane_of(t)];
+    if (TW_UNLIKELY(tw_lane_add(head, &t->tw_u.link)))
+        return hier_lane_first(tw, head, e);
+    return 0;
+}
+
+static int hier_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    /* Interval 0, a sum that wraps and the end of time give a deadline at
+     * or below now <= start_floor: the full path sorts them out. */
+    tw_time_t now = tw->now, deadline = now + interval;
+    if (TW_UNLIKELY(t == NULL || deadline <= tw->start_floor))
+        return hier_start_full(tw, t, interval);
+    struct hier_state *h = HIER(tw);
+    uint64_t w = tw_node_word(t);
+    if (TW_LIKELY(w == tw_node_word_of(TW_MAGIC, 0)))
+        tw->count++;
+    else if (w == tw->word_mine && t->tw_expires > tw->start_floor)
+        tw_list_del(&t->tw_u.link); /* an emptied lane keeps its bits (slots.h) */
+    else
+        return hier_start_full(tw, t, interval); /* not initialised, elsewhere, or rare */
+    tw_arm_node(t, deadline, tw->word_mine);
+    return hier_link(tw, h, t, deadline, now);
+}
+
+/* A node alone in its lane leaves the lane's bits set (slots.h): a timer
+ * alone in a far slot, stopped and started again and again (the paper's
+ * Fig. 9 test), writes no bit at all. */
+static int hier_stop(struct tw *tw, struct tw_timer *t)
+{
+    if (TW_LIKELY(t != NULL && tw_node_word(t) == tw->word_mine &&
+                  t->tw_expires > tw->stop_floor)) {
+        struct tw_link *next = t->tw_u.link.next;
+        if (TW_LIKELY(next != t->tw_u.link.prev)) {
+            tw_list_del(&t->tw_u.link);
+            return tw_stopped(tw, t);
+        }
+        return tw_stop_lane_last(tw, t, next); /* next is its lane's head */
+    }
+    return hier_stop_full(tw, t);
+}
+
 const struct tw_ops tw_hier_ops = {
+    .name = "hierarchical",
+    .default_slots = 64,
     .validate = hier_validate,
     .state_size = hier_state_size,
     .init = hier_init,
     .fini = hier_fini,
-    .reserve = NULL, /* never fails: tw_start (facility.c) relies on it and calls none */
+    .reserve = NULL, /* never fails: the start leaf relies on it and calls none */
     .insert = hier_insert,
     .remove = hier_remove,
     .collect = hier_collect,
     .next = hier_next,
     .check = hier_check,
+    .start = hier_start,
+    .stop = hier_stop,
+    .floors = hier_floors,
 };

@@ -25,7 +25,7 @@
  *      20      2^60        62*2^57 .. 2^64 - 1          2^60 - 1
  *
  *     START_TIMER            O(1)      msb of d picks the level (one table
- *                                       load and one compare: coarse.h)
+ *                                       load and one compare: tw_coarse_level())
  *     STOP_TIMER             O(1)      unlink; clear the bit if emptied
  *     PER_TICK_BOOKKEEPING   O(1) avg  1 + 1/8 + 1/64 + ... bitmap tests
  *     EXPIRY                 O(1) per slot: spliced whole, no timer read
@@ -46,18 +46,65 @@
  * slot's timers are spread over 8 lanes by their nodes' addresses
  * (tw_lane_of()), and the lanes of all the slots taken are popped in turn.
  *
- * The start and stop of a timer are leaves in facility.c: a start is
- * start_coarse_leaf() (the state word's check, the count, the unlink and
- * the link of coarse.h, and nothing else: no cache, constant floors; the
- * unlink of a pending node leaves an emptied lane's bits set too), a
- * stop tw_stop()'s own leaf (an unlink; stop_lane_last() for a node alone
- * in its list, which leaves the lane's bits set: next_expiry below clears
- * such slots); their rare other cases go through the ops table.
+ * The start and stop of a timer are leaves (coarse_start(), coarse_stop()
+ * below): a start is the state word's check, the count, the unlink and the
+ * link of tw_coarse_link(), and nothing else (no cache; the unlink of a
+ * pending node leaves an emptied lane's bits set too); a stop of a node
+ * due after now is an unlink (tw_stop_lane_last() for a node alone in its
+ * lane, which leaves the lane's bits set: next_expiry below clears such
+ * slots); their rare other cases, a timer kept past its deadline among
+ * them, take the full path (entry.h).
  *
  * Memory: per slot 8 lane heads of 16 bytes, a byte of lane bits and a
  * bit: 169 KiB for 64 x 21.
  */
-#include "coarse.h"
+#include "../entry.h"
+#include "../slots.h"
+
+#define COARSE_GSHIFT 3u        /* each level 8 times coarser */
+
+struct coarse_state {
+    struct tw_slots s;          /* levels * S slots of TW_LANES lanes */
+    unsigned bits;              /* log2 S */
+    unsigned levels;
+    uint32_t S, mask;
+    /* The level of an interval d: level_of_msb[msb(d)], one higher when
+     * d > hold[that level].  Level l holds d up to hold[l] = (S-2) * 8^l - 1
+     * (the top level: everything), and the levels grow by 8 while an msb
+     * spans a factor of 2, so one step is enough. */
+    uint8_t level_of_msb[64];
+    tw_time_t hold[32];
+};
+
+TW_INLINE unsigned tw_coarse_level(const struct coarse_state *h, tw_time_t d)
+{
+    unsigned l = h->level_of_msb[63u - (unsigned)tw_clz64(d | 1u)];
+    return l + (d > h->hold[l]);
+}
+
+/* Link t, deadline e (interval e - now, e > now), into its lane: the slot of
+ * e rounded up to its level's granularity, the lane from the node's address
+ * (tw_lane_of()).  A lane whose bit is set (it has timers, or had them
+ * until the stop leaf emptied it) leaves the bits and the horizon as they
+ * are: every timer of a slot expires at the same tick (it holds rounded
+ * deadlines 1 to S granules ahead, one residue mod S), and the horizon is
+ * at or below the tick of every slot whose bit is set already. */
+TW_INLINE void tw_coarse_link(struct tw *tw, struct coarse_state *h, struct tw_timer *t,
+                              tw_time_t e)
+{
+    unsigned l = tw_coarse_level(h, e - tw->now), sh = l * COARSE_GSHIFT;
+    tw_time_t up = ((e - 1) >> sh) + 1; /* ceil(e / 2^sh), e > now >= 0 */
+    size_t i = ((size_t)l << h->bits) + (size_t)(up & h->mask);
+    size_t k = (i << TW_LANE_SHIFT) + tw_lane_of(t);
+    if (!tw_lane_add(&h->s.head[k], &t->tw_u.link))
+        return;
+    /* Bits left set (slots.h): the slot counts as occupied, the horizon is
+     * at or below its tick. */
+    if (tw_slots_lane_marked(&h->s, k, TW_LANE_SHIFT))
+        return;
+    tw_slots_mark(&h->s, k, TW_LANE_SHIFT);
+    tw_horizon_lower(tw, up > (TW_TIME_MAX >> sh) ? TW_TIME_MAX : up << sh);
+}
 
 static unsigned coarse_levels(uint32_t S)
 {
@@ -173,8 +220,8 @@ static tw_time_t first_slot_tick(const struct coarse_state *h, tw_time_t c, bool
 static int coarse_next(struct tw *tw, tw_time_t *out)
 {
     struct coarse_state *h = TW_STATE(tw, struct coarse_state);
-    /* A slot whose lanes the leaves emptied keeps its bits (stop_lane_last()
-     * and a restart's unlink, facility.c): clear each level's such slots ahead
+    /* A slot whose lanes the leaves emptied keeps its bits (slots.h, "Bits
+     * left set"): clear each level's such slots ahead
      * of its first occupied one, so that the scan below gives the tick at
      * which a timer fires.  Each bit left set is cleared once. */
     for (unsigned l = 0; l < h->levels; l++) {
@@ -228,8 +275,79 @@ static int coarse_check(struct tw *tw, struct tw_checker *c)
     return rc;
 }
 
+/* ------------------------------------------------ start and stop */
+
+/* The scheme keeps a timer past its deadline (it fires at its slot's
+ * tick), so its remove takes a node from wherever it is. */
+#define COARSE_KEEPS_LATE true
+
+/* The floors: no start floor (the start leaf below tests its own case); a
+ * node pending here with its deadline after now is in a slot's lane, and
+ * its stop is one unlink (a lane it empties keeps its bits: slots.h). */
+static void coarse_floors(const struct tw *tw, tw_time_t *start, tw_time_t *stop)
+{
+    *start = TW_TIME_MAX;
+    *stop = tw->now;
+}
+
+#define COARSE_HOOKS \
+    ((struct tw_hooks){NULL, coarse_insert, coarse_remove, coarse_floors, COARSE_KEEPS_LATE})
+
+static TW_NOINLINE int coarse_start_slow(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    return tw_start_slow(tw, t, interval, COARSE_HOOKS);
+}
+
+static TW_NOINLINE int coarse_start_full(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    return tw_start_full(tw, t, interval, COARSE_HOOKS, coarse_start_slow);
+}
+
+static TW_NOINLINE int coarse_stop_full(struct tw *tw, struct tw_timer *t)
+{
+    return tw_stop_full(tw, t, COARSE_HOOKS);
+}
+
+/* The common case of a start, as a leaf: a node idle or pending here, a
+ * deadline after now (interval 0 and a sum that wraps take the full path,
+ * which saturates it, as does everything else; a deadline of exactly the
+ * end of time is linked here, as insert would).  A pending node leaves
+ * whatever list holds it with one unlink. */
+static int coarse_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    tw_time_t deadline = tw->now + interval;
+    if (TW_UNLIKELY(t == NULL || deadline <= tw->now))
+        return coarse_start_full(tw, t, interval);
+    uint64_t w = tw_node_word(t);
+    if (TW_LIKELY(w == tw_node_word_of(TW_MAGIC, 0)))
+        tw->count++;
+    else if (w == tw->word_mine)
+        tw_list_del(&t->tw_u.link); /* an emptied lane keeps its bits (slots.h) */
+    else
+        return coarse_start_full(tw, t, interval); /* not initialised, elsewhere */
+    tw_arm_node(t, deadline, tw->word_mine);
+    tw_coarse_link(tw, TW_STATE(tw, struct coarse_state), t, deadline);
+    return 0;
+}
+
+static int coarse_stop(struct tw *tw, struct tw_timer *t)
+{
+    if (TW_LIKELY(t != NULL && tw_node_word(t) == tw->word_mine &&
+                  t->tw_expires > tw->stop_floor)) {
+        struct tw_link *next = t->tw_u.link.next;
+        if (TW_LIKELY(next != t->tw_u.link.prev)) {
+            tw_list_del(&t->tw_u.link);
+            return tw_stopped(tw, t);
+        }
+        return tw_stop_lane_last(tw, t, next); /* next is its lane's head */
+    }
+    return coarse_stop_full(tw, t);
+}
+
 const struct tw_ops tw_coarse_ops = {
-    .keeps_late = true,
+    .name = "hierarchical_coarse",
+    .default_slots = 64,
+    .keeps_late = COARSE_KEEPS_LATE,
     .validate = coarse_validate,
     .state_size = coarse_state_size,
     .init = coarse_init,
@@ -240,4 +358,7 @@ const struct tw_ops tw_coarse_ops = {
     .collect = coarse_collect,
     .next = coarse_next,
     .check = coarse_check,
+    .start = coarse_start,
+    .stop = coarse_stop,
+    .floors = coarse_floors,
 };

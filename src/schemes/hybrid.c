@@ -39,7 +39,44 @@
  * Memory: the 40-byte node; the wheel's 90 KiB (default 64 x 11) plus
  * 64 KiB of candidates plus Lawn's per-TTL tables.
  */
-#include "hybrid.h"
+#include "hier.h"
+#include "lawn.h"
+
+#include "../entry.h"
+
+#define HYB_F_LAWN TW_F_SCHEME2   /* node is in a Lawn queue */
+#define HYB_CANDIDATES 4096u
+
+struct hybrid_cand {
+    tw_time_t ttl;
+    uint32_t count;
+};
+
+struct hybrid_state {
+    struct lawn_state lawn;
+    struct hier_state wheel;
+    uint32_t threshold;
+    bool route_lawn;            /* reserve's decision, for insert */
+    tw_time_t wheel_horizon;    /* each part's own: collect only the parts */
+    tw_time_t lawn_horizon;     /* that can have work; tw->horizon is the min */
+    struct hybrid_cand cand[HYB_CANDIDATES];
+};
+
+#define HYB(tw) TW_STATE(tw, struct hybrid_state)
+
+/* The candidate slot of a TTL, and what its count becomes with one more
+ * start of that TTL (1 when another TTL held the slot; saturating). */
+TW_INLINE struct hybrid_cand *tw_hybrid_cand(struct hybrid_state *H, tw_time_t ttl)
+{
+    return &H->cand[(uint32_t)((ttl * 0x9e3779b97f4a7c15ull) >> 52) % HYB_CANDIDATES];
+}
+
+TW_INLINE uint32_t tw_hybrid_count(const struct hybrid_cand *c, tw_time_t ttl)
+{
+    if (c->ttl != ttl)
+        return 1;
+    return c->count < UINT32_MAX ? c->count + 1 : c->count;
+}
 
 #define HYB_DEFAULT_K 8u /* starts of a TTL that make it a queue */
 
@@ -59,6 +96,7 @@ static int hybrid_init(struct tw *tw, const struct tw_config *cfg)
     struct hybrid_state *H = HYB(tw);
     H->threshold = cfg->ttl_threshold ? cfg->ttl_threshold : HYB_DEFAULT_K;
     H->wheel_horizon = H->lawn_horizon = TW_TIME_MAX;
+    tw->word_queued = tw->word_mine | tw_node_word_of(HYB_F_LAWN, 0);
     int rc = tw_lawn_setup(tw, &H->lawn, false);
     if (rc)
         return rc;
@@ -182,7 +220,149 @@ static int hybrid_hint(struct tw *tw, tw_time_t ttl, int hint)
     return tw_lawn_hint(tw, &HYB(tw)->lawn, ttl, hint);
 }
 
+/* ------------------------------------------------ start and stop */
+
+/* The floors: no start floor (the start leaf tests its own cases); a stop
+ * floor for a node in the wheel (word_mine), max(now, the wheel's cache's
+ * last entry) as in the exact wheel; a node in a queue (word_queued) has
+ * now for its floor, which the stop leaf reads itself. */
+static void hybrid_floors(const struct tw *tw, tw_time_t *start, tw_time_t *stop)
+{
+    tw_time_t m = TW_STATE(tw, const struct hybrid_state)->wheel.min.max;
+    *start = TW_TIME_MAX;
+    *stop = m > tw->now ? m : tw->now;
+}
+
+#define HYBRID_HOOKS \
+    ((struct tw_hooks){hybrid_reserve, hybrid_insert, hybrid_remove, hybrid_floors, false})
+
+static TW_NOINLINE int hybrid_start_slow(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    return tw_start_slow(tw, t, interval, HYBRID_HOOKS);
+}
+
+static TW_NOINLINE int hybrid_start_full(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    return tw_start_full(tw, t, interval, HYBRID_HOOKS, hybrid_start_slow);
+}
+
+static TW_NOINLINE int hybrid_stop_full(struct tw *tw, struct tw_timer *t)
+{
+    return tw_stop_full(tw, t, HYBRID_HOOKS);
+}
+
+/* Can a pending node be taken out with one unlink (in a queue that keeps a
+ * timer; in the wheel, beyond the earliest-deadline cache, a lane it
+ * empties keeping its bits: slots.h)? */
+TW_INLINE bool hybrid_unlinkable(const struct hybrid_state *H, const struct tw_timer *t)
+{
+    if (t->tw_flags & HYB_F_LAWN)
+        return tw_lawn_unlinkable(t);
+    return t->tw_expires > H->wheel.min.max;
+}
+
+/* The routing of hybrid_reserve() and hybrid_insert() in the cases that
+ * touch neither the heap of queue heads nor an allocation: a TTL with a
+ * queue that has timers (the node goes to its tail), or a TTL that goes to
+ * the wheel (its candidate counted, below the threshold).  false, with
+ * nothing changed, for every other case. */
+TW_INLINE bool hybrid_start_part(struct tw *tw, struct tw_timer *t, tw_time_t deadline,
+                                 bool pending)
+{
+    struct hybrid_state *H = HYB(tw);
+    tw_time_t ttl = deadline - tw->now;
+    struct lawn_q *q = tw_lawn_lookup(&H->lawn, ttl);
+    if (pending && !hybrid_unlinkable(H, t))
+        return false;
+    if (q != NULL && q->mode != TW_TTL_WHEEL) {
+        if (tw_list_empty(&q->list))
+            return false;
+        if (pending)
+            tw_list_del(&t->tw_u.link); /* see hybrid_unlinkable() */
+        tw_arm_node(t, deadline, tw->word_queued);
+        tw_list_add_tail(&q->list, &t->tw_u.link);
+        return true;
+    }
+    if (deadline < H->wheel.min.max)
+        return false;
+    if (q == NULL) {
+        struct hybrid_cand *c = tw_hybrid_cand(H, ttl);
+        uint32_t count = tw_hybrid_count(c, ttl);
+        if (count >= H->threshold)
+            return false; /* it becomes a queue */
+        c->ttl = ttl;
+        c->count = count;
+    }
+    if (pending)
+        tw_list_del(&t->tw_u.link);
+    tw_arm_node(t, deadline, tw->word_mine);
+    tw_time_t up;
+    if (tw_hier_link(&H->wheel, t, deadline, tw->now, &up)) {
+        /* A lane's first timer.  A lane that had timers has its slot's bit
+         * set, whose tick is at or above both horizons already (tw_check
+         * verifies it), as in the exact wheel's leaf. */
+        if (up < H->wheel_horizon)
+            H->wheel_horizon = up;
+        tw_horizon_lower(tw, up);
+    }
+    return true;
+}
+
+/* The common case of a start, as a leaf (one saved register with gcc 12
+ * -O2): a valid node, idle or pending here and unlinkable, a deadline
+ * before the end of time, and a TTL that hybrid_start_part() routes.
+ * Everything else takes the full path before anything has changed. */
+static int hybrid_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    int state = tw_start_state(tw, t, interval);
+    if (TW_UNLIKELY(state < 0))
+        return hybrid_start_slow(tw, t, interval);
+    bool pending = state > 0;
+    tw_time_t deadline = tw_deadline_of(tw, interval);
+    if (TW_UNLIKELY(pending && t->tw_expires <= tw->now))
+        return hybrid_start_full(tw, t, interval); /* on a core list */
+    /* Below the end of time, interval is deadline - now: one register
+     * fewer to keep across the routing. */
+    if (TW_UNLIKELY(deadline == TW_TIME_MAX))
+        return hybrid_start_full(tw, t, interval);
+    if (TW_UNLIKELY(!hybrid_start_part(tw, t, deadline, pending)))
+        return hybrid_start_full(tw, t, deadline - tw->now);
+    if (!pending)
+        tw->count++;
+    return 0;
+}
+
+/* A node in a queue above now, or in the wheel above its cache, not alone
+ * in its list: one unlink.  A node alone in a wheel's lane leaves the
+ * lane's bits set (slots.h); the only timer of a queue takes the full
+ * path (its queue leaves the heap of heads). */
+static int hybrid_stop(struct tw *tw, struct tw_timer *t)
+{
+    if (TW_UNLIKELY(t == NULL))
+        return hybrid_stop_full(tw, t);
+    uint64_t w = tw_node_word(t);
+    tw_time_t floor;
+    if (TW_LIKELY(w == tw->word_mine))
+        floor = tw->stop_floor;
+    else if (w == tw->word_queued)
+        floor = tw->now;
+    else
+        return hybrid_stop_full(tw, t);
+    if (TW_LIKELY(t->tw_expires > floor)) {
+        struct tw_link *next = t->tw_u.link.next;
+        if (TW_LIKELY(next != t->tw_u.link.prev)) {
+            tw_list_del(&t->tw_u.link);
+            return tw_stopped(tw, t);
+        }
+        if (w == tw->word_mine)
+            return tw_stop_lane_last(tw, t, next); /* a lane of the wheel */
+    }
+    return hybrid_stop_full(tw, t);
+}
+
 const struct tw_ops tw_hybrid_ops = {
+    .name = "hybrid",
+    .default_slots = 64,
     .validate = hybrid_validate,
     .state_size = hybrid_state_size,
     .init = hybrid_init,
@@ -194,4 +374,7 @@ const struct tw_ops tw_hybrid_ops = {
     .next = hybrid_next,
     .check = hybrid_check,
     .hint = hybrid_hint,
+    .start = hybrid_start,
+    .stop = hybrid_stop,
+    .floors = hybrid_floors,
 };

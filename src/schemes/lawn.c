@@ -77,6 +77,8 @@
  */
 #include "lawn.h"
 
+#include "../entry.h"
+
 #include <assert.h>
 #include <stdlib.h>
 
@@ -577,7 +579,81 @@ static int lawn_hint(struct tw *tw, tw_time_t ttl, int hint)
     return tw_lawn_hint(tw, LAWN(tw), ttl, hint);
 }
 
+/* ------------------------------------------------ start and stop */
+
+/* The floors: no start floor (the start leaf below tests its own case);
+ * a node pending here with its deadline after now is in a queue, and its
+ * stop is one unlink when it is not its queue's only timer. */
+static void lawn_floors(const struct tw *tw, tw_time_t *start, tw_time_t *stop)
+{
+    *start = TW_TIME_MAX;
+    *stop = tw->now;
+}
+
+#define LAWN_HOOKS ((struct tw_hooks){lawn_reserve, lawn_insert, lawn_remove, lawn_floors, false})
+
+static TW_NOINLINE int lawn_start_slow(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    return tw_start_slow(tw, t, interval, LAWN_HOOKS);
+}
+
+static TW_NOINLINE int lawn_start_full(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    return tw_start_full(tw, t, interval, LAWN_HOOKS, lawn_start_slow);
+}
+
+static TW_NOINLINE int lawn_stop_full(struct tw *tw, struct tw_timer *t)
+{
+    return tw_stop_full(tw, t, LAWN_HOOKS);
+}
+
+/*
+ * The common case of a start, compiled as a leaf (every call in it a tail
+ * call, no stack frame): a valid node, idle or pending here in a queue
+ * (not its queue's only timer), and a queue for the new TTL that already
+ * has timers, so that the heap of queue heads stays as it is and the
+ * reserve would do nothing.  At 10^6 timers the stores of a start or stop
+ * to cold neighbours wait for their lines, and x86 commits stores in
+ * order, so each push and pop behind them holds a store-queue entry that
+ * the next operations could have used to get their own misses going
+ * (docs/design.md, "Short paths").  Everything else takes the full path
+ * before anything has changed.
+ */
+static int lawn_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
+{
+    int state = tw_start_state(tw, t, interval);
+    if (TW_UNLIKELY(state < 0))
+        return lawn_start_slow(tw, t, interval);
+    bool pending = state > 0;
+    tw_time_t deadline = tw_deadline_of(tw, interval);
+    if (TW_UNLIKELY(pending && t->tw_expires <= tw->now))
+        return lawn_start_full(tw, t, interval); /* on a core list */
+    struct lawn_q *q = tw_lawn_lookup(LAWN(tw), deadline - tw->now);
+    if (TW_UNLIKELY(q == NULL || tw_list_empty(&q->list) ||
+                    (pending && !tw_lawn_unlinkable(t))))
+        return lawn_start_full(tw, t, interval);
+    if (pending)
+        tw_list_del(&t->tw_u.link);
+    tw_arm_node(t, deadline, tw->word_mine);
+    tw_list_add_tail(&q->list, &t->tw_u.link);
+    if (!pending)
+        tw->count++;
+    return 0;
+}
+
+/* A node pending here, in a queue and not its only timer: one unlink. */
+static int lawn_stop(struct tw *tw, struct tw_timer *t)
+{
+    if (TW_LIKELY(t != NULL && tw_node_word(t) == tw->word_mine &&
+                  t->tw_expires > tw->stop_floor && tw_lawn_unlinkable(t))) {
+        tw_list_del(&t->tw_u.link);
+        return tw_stopped(tw, t);
+    }
+    return lawn_stop_full(tw, t);
+}
+
 const struct tw_ops tw_lawn_ops = {
+    .name = "lawn",
     .options = TW_OPT_LAWN_SCAN,
     .state_size = lawn_state_size,
     .init = lawn_init,
@@ -589,4 +665,7 @@ const struct tw_ops tw_lawn_ops = {
     .next = lawn_next,
     .check = lawn_check,
     .hint = lawn_hint,
+    .start = lawn_start,
+    .stop = lawn_stop,
+    .floors = lawn_floors,
 };

@@ -5,7 +5,7 @@
 #ifndef TW_LAWN_H
 #define TW_LAWN_H
 
-#include "../twheel_internal.h"
+#include "../scheme.h"
 
 struct lawn_q {
     struct tw_link list;        /* FIFO of timers, sorted by construction */
@@ -64,8 +64,8 @@ TW_INLINE bool tw_lawn_unlinkable(const struct tw_timer *t)
 {
     return t->tw_u.link.next != t->tw_u.link.prev;
 }
-/* Stop: for lawn.c and hybrid.c; facility.c's stop leaf makes the same
- * test itself. */
+/* Stop: for lawn.c and hybrid.c (whose stop leaves make the same test
+ * themselves). */
 TW_INLINE void tw_lawn_remove(struct tw *tw, struct lawn_state *L, struct tw_timer *t)
 {
     if (TW_LIKELY(tw_lawn_unlinkable(t)))

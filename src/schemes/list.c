@@ -24,7 +24,7 @@
  * Order of expiry: timers due in one advance fire in list order, which is
  * start order (a re-armed timer moves to the tail).
  */
-#include "../twheel_internal.h"
+#include "../scheme.h"
 
 struct list_state {
     struct tw_link head;
@@ -105,6 +105,7 @@ static int list_check(struct tw *tw, struct tw_checker *c)
 }
 
 const struct tw_ops tw_list_ops = {
+    .name = "list",
     .state_size = list_state_size,
     .init = list_init,
     .fini = list_fini,

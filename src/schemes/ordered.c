@@ -26,7 +26,7 @@
  * timeout() did; that is the O(n) start the paper's Fig. 9 measured, and
  * twbench's fig9 workload reproduces it with this option.
  */
-#include "../twheel_internal.h"
+#include "../scheme.h"
 
 struct ordered_state {
     struct tw_link head;
@@ -118,6 +118,7 @@ static int ordered_check(struct tw *tw, struct tw_checker *c)
 }
 
 const struct tw_ops tw_ordered_ops = {
+    .name = "ordered",
     .options = TW_OPT_ORDERED_FRONT,
     .state_size = ordered_state_size,
     .init = ordered_init,

@@ -31,7 +31,8 @@
  *
  * Memory: 16 bytes per slot plus one bit; 64 KiB for the default M = 4096.
  */
-#include "../twheel_internal.h"
+#include "../scheme.h"
+#include "../slots.h"
 
 struct wheel_state {
     struct tw_slots s;
@@ -113,6 +114,8 @@ static int wheel_check(struct tw *tw, struct tw_checker *c)
 }
 
 const struct tw_ops tw_wheel_ops = {
+    .name = "wheel",
+    .default_slots = 4096,
     .validate = tw_slots_validate,
     .state_size = wheel_state_size,
     .init = wheel_init,

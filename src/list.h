@@ -1,0 +1,113 @@
+/*
+ * list.h -- intrusive circular doubly linked lists, and the ready lanes on
+ * which a scheme hands expired timers to the core.
+ */
+#ifndef TW_LIST_H
+#define TW_LIST_H
+
+#include "base.h"
+
+
+TW_INLINE void tw_list_init(struct tw_link *h) { h->next = h->prev = h; }
+TW_INLINE bool tw_list_empty(const struct tw_link *h) { return h->next == h; }
+
+TW_INLINE void tw_list_add_tail(struct tw_link *h, struct tw_link *n)
+{
+    struct tw_link *p = h->prev;
+    n->next = h;
+    n->prev = p;
+    p->next = n;
+    h->prev = n;
+}
+
+TW_INLINE void tw_list_add_after(struct tw_link *pos, struct tw_link *n)
+{
+    struct tw_link *nx = pos->next;
+    n->prev = pos;
+    n->next = nx;
+    nx->prev = n;
+    pos->next = n;
+}
+
+TW_INLINE void tw_list_del(struct tw_link *n)
+{
+    n->prev->next = n->next;
+    n->next->prev = n->prev;
+}
+
+/* Move the nodes of `from`, its first through `last` (one of its nodes),
+ * to the tail of `to`, in their order.  It reads `from`, `last` and `to`
+ * but not the node after `last`, which it only writes: at large n that
+ * node is usually cold, and a load of it would stall where a store
+ * does not. */
+TW_INLINE void tw_list_splice_through(struct tw_link *to, struct tw_link *from,
+                                      struct tw_link *last)
+{
+    struct tw_link *first = from->next, *next = last->next, *tail = to->prev;
+    tail->next = first;
+    first->prev = tail;
+    last->next = to;
+    to->prev = last;
+    from->next = next;
+    next->prev = from;
+}
+
+/* Move every node of `from` to the tail of `to`; `from` ends empty. */
+TW_INLINE void tw_list_splice_tail(struct tw_link *to, struct tw_link *from)
+{
+    if (!tw_list_empty(from))
+        tw_list_splice_through(to, from, from->prev);
+}
+
+TW_INLINE struct tw_timer *tw_of(struct tw_link *l)
+{
+    return (struct tw_timer *)(void *)l; /* link is the first member */
+}
+
+
+/* Expired timers are handed from the scheme to the core on TW_LANES lists.
+ * Walking one linked list costs a full memory latency per node, because
+ * each node's address is in the node before it; the core pops the lanes in
+ * turn, so TW_LANES chains of cache misses are in flight at once instead of
+ * one.  A scheme that promises an order puts everything on lane 0. */
+#define TW_LANE_SHIFT 3u /* 8 lanes: one byte of lane bits per slot */
+#define TW_LANES (1u << TW_LANE_SHIFT)
+
+struct tw_ready {
+    struct tw_link lane[TW_LANES];
+};
+
+TW_INLINE void tw_ready_init(struct tw_ready *r)
+{
+    for (unsigned j = 0; j < TW_LANES; j++)
+        tw_list_init(&r->lane[j]);
+}
+
+/* Pop the next node, taking lanes in turn from *j; NULL when all are empty. */
+TW_INLINE struct tw_link *tw_ready_pop(struct tw_ready *r, unsigned *j)
+{
+    for (unsigned k = 0; k < TW_LANES; k++) {
+        struct tw_link *h = &r->lane[*j];
+        *j = (*j + 1) & (TW_LANES - 1);
+        if (!tw_list_empty(h)) {
+            struct tw_link *l = h->next;
+            tw_list_del(l);
+            __builtin_prefetch(h->next);
+            return l;
+        }
+    }
+    return NULL;
+}
+
+/* A lane for a node from its address alone (Fibonacci hashing of the
+ * address: the top bits of its product with 2^64 / phi): no state to load
+ * and store per start, as a counter dealing lanes in turn would need.
+ * Nodes at any stride spread evenly over the lanes.  The address of the
+ * node or of its link (the node's first member) gives the same lane. */
+TW_INLINE unsigned tw_lane_of(const void *node)
+{
+    return (unsigned)(((uint64_t)(uintptr_t)node * UINT64_C(0x9e3779b97f4a7c15)) >>
+                      (64u - TW_LANE_SHIFT));
+}
+
+#endif /* TW_LIST_H */
