@@ -344,6 +344,19 @@ TW_EXTERN struct tw_timer *tw_get_expired(struct tw *tw);
  * the earliest deadlines); docs/schemes/ has each scheme's cost. */
 TW_EXTERN int tw_next_expiry(struct tw *tw, tw_time_t *deadline);
 
+/* When an event loop must wake next: the earliest tick at which
+ * tw_advance() has work, a timer to fire or, in the hierarchical wheels
+ * (hierarchical and the hybrid's wheel), a slot of timers to move down a
+ * level on their way to their deadlines.  Returns as tw_next_expiry(),
+ * with a tick at or before its answer and, unless a timer is already due,
+ * after tw_now(); an advance to it fires the timers due then or moves the
+ * slot, so the next answer is later.  Where tw_next_expiry() would walk a
+ * slot to find the exact deadline, this answers from the occupancy
+ * bitmaps instead (O(levels)): a loop that sleeps until it wakes at most
+ * once more per level a timer passes, and never walks.  The other schemes
+ * give tw_next_expiry()'s answer.  The clock layer's timeouts use it. */
+TW_EXTERN int tw_next_wakeup(struct tw *tw, tw_time_t *tick);
+
 /* ------------------------------------------------------------ introspection */
 
 /* Number of pending timers (including due ones not yet fired). */
@@ -486,9 +499,11 @@ TW_EXTERN int tw_clock_start(struct tw_clock *c, struct tw *tw, struct tw_timer 
                              uint64_t ns);
 
 /* The timeout for poll() and epoll_wait(), in milliseconds, from the
- * cached reading to the earliest deadline (tw_next_expiry()), rounded up
- * so that the wait never ends before it, plus the slack: -1 when nothing
- * is pending (block), 0 when a timer is already due, at most INT_MAX.
+ * cached reading to the next wake-up (tw_next_wakeup(): the earliest
+ * deadline, or the tick before it at which a hierarchical wheel moves a
+ * slot down), rounded up so that the wait never ends before it, plus the
+ * slack: -1 when nothing is pending (block), 0 when a timer is already
+ * due, at most INT_MAX.
  * Returns TW_EINVAL (a negative value below -1) for NULL. */
 TW_EXTERN int tw_clock_timeout_ms(const struct tw_clock *c, struct tw *tw);
 

@@ -193,7 +193,7 @@ int tw_clock_start(struct tw_clock *c, struct tw *tw, struct tw_timer *timer, ui
 static int wake_at(const struct tw_clock *c, struct tw *tw, uint64_t *at)
 {
     tw_time_t d;
-    int rc = tw_next_expiry(tw, &d);
+    int rc = tw_next_wakeup(tw, &d);
     if (rc <= 0)
         return rc;
     uint64_t ns = tick_ns(d, c->tw_tick_ns);

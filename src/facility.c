@@ -436,10 +436,13 @@ struct tw_timer *tw_get_expired(struct tw *tw)
     return t;
 }
 
-int tw_next_expiry(struct tw *tw, tw_time_t *deadline)
+/* tw_next_expiry() (wake 0) and tw_next_wakeup() (wake 1). */
+static int next_tick(struct tw *tw, tw_time_t *out, bool wake)
 {
-    if (tw == NULL || deadline == NULL)
+    if (tw == NULL || out == NULL)
         return TW_EINVAL;
+    if (tw->count == 0)
+        return 0; /* (a wheel may still have bits left set: slots.h) */
     /* Due, ready (seen from a callback) and uncollected expired timers are
      * at or before now: the earliest of them is the answer.  Unsorted: scan. */
     tw_time_t best = TW_TIME_MAX;
@@ -455,12 +458,22 @@ int tw_next_expiry(struct tw *tw, tw_time_t *deadline)
             any = true;
         }
     if (any) {
-        *deadline = best;
+        *out = best;
         return 1;
     }
-    int rc = tw->ops->next(tw, deadline);
+    int rc = wake && tw->ops->wakeup ? tw->ops->wakeup(tw, out) : tw->ops->next(tw, out);
     floor_sync(tw); /* a walk may have filled the cache */
     return rc;
+}
+
+int tw_next_expiry(struct tw *tw, tw_time_t *deadline)
+{
+    return next_tick(tw, deadline, false);
+}
+
+int tw_next_wakeup(struct tw *tw, tw_time_t *tick)
+{
+    return next_tick(tw, tick, true);
 }
 
 /* ------------------------------------------------------- introspection */

@@ -65,6 +65,10 @@ struct tw_ops {
     /* Earliest deadline held: 1 and *out, or 0 when empty.  May update
      * caches, never moves timers. */
     int (*next)(struct tw *tw, tw_time_t *out);
+    /* tw_next_wakeup(): a tick at or before the earliest deadline held,
+     * after tw->now, at which collect has work; 1 and *out, or 0 when
+     * empty.  NULL: next() answers. */
+    int (*wakeup)(struct tw *tw, tw_time_t *out);
     /* Verify placement of every held timer, counting them into c. */
     int (*check)(struct tw *tw, struct tw_checker *c);
     /* The scheme's own entry points, or NULL for the core's (entry.h):

@@ -180,17 +180,29 @@ static void case_timeout_boundaries(struct ctx *c)
             continue;
         }
         ASSERT_OK(tw_clock_start(&clk, tw, &t, want[i].d));
+        /* The timeouts wait for tw_next_wakeup(), asked first (asking
+         * tw_next_expiry() may fill a wheel's cache, which it answers). */
         int ms = tw_clock_timeout_ms(&clk, tw);
-        if (scheme_exact(c->scheme))
-            ASSERT_EQ_INT(ms, want[i].ms);
-        else /* hierarchical_coarse: its rounded-up firing tick, never less */
-            ASSERT_GE_INT(ms, want[i].ms);
         ASSERT_EQ_INT(tw_clock_timeout_ts(&clk, tw, 0, &ts), 1);
         uint64_t rel = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-        ASSERT_TRUE(scheme_exact(c->scheme) ? rel == want[i].rel : rel >= want[i].rel);
         ASSERT_EQ_INT(tw_clock_timeout_ts(&clk, tw, 1, &ts), 1);
         uint64_t abs = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
         ASSERT_EQ_U64(abs, f.ns + rel);
+        tw_time_t wake, due;
+        ASSERT_EQ_INT(tw_next_wakeup(tw, &wake), 1);
+        ASSERT_EQ_INT(tw_next_expiry(tw, &due), 1);
+        ASSERT_LE_U64(wake, due);
+        if (wake < due) { /* a hierarchical wheel's slot: the wait ends at its tick */
+            ASSERT_EQ_U64(f.ns + rel, wake * q);
+            ASSERT_LE_U64(rel, want[i].rel);
+            ASSERT_LE_INT(ms, want[i].ms);
+        } else if (scheme_exact(c->scheme)) {
+            ASSERT_EQ_INT(ms, want[i].ms);
+            ASSERT_EQ_U64(rel, want[i].rel);
+        } else { /* hierarchical_coarse: its rounded-up firing tick, never less */
+            ASSERT_GE_INT(ms, want[i].ms);
+            ASSERT_GE_U64(rel, want[i].rel);
+        }
         ASSERT_EQ_INT(tw_stop(tw, &t), 1);
         RETURN_IF_FAILED();
     }
@@ -198,8 +210,13 @@ static void case_timeout_boundaries(struct ctx *c)
     f.ns += 400;
     tw_clock_update(&clk);
     ASSERT_OK(tw_clock_start(&clk, tw, &t, 1000000)); /* due at 6,000,400 ns: tick 6001 */
-    if (scheme_exact(c->scheme))
-        ASSERT_EQ_INT(tw_clock_timeout_ms(&clk, tw), 2); /* 1,000,600 ns: 2 ms */
+    int ms = tw_clock_timeout_ms(&clk, tw);
+    tw_time_t wake;
+    ASSERT_EQ_INT(tw_next_wakeup(tw, &wake), 1);
+    if (wake == 6001 && scheme_exact(c->scheme))
+        ASSERT_EQ_INT(ms, 2); /* 1,000,600 ns: 2 ms */
+    else if (wake < 6001) /* a wheel's slot: tick 5952 (level 1), 951,600 ns */
+        ASSERT_EQ_INT(ms, 1);
     ASSERT_EQ_INT(tw_stop(tw, &t), 1);
     /* an absolute timespec is never {0, 0}: at reading 0, due at tick 0 */
     struct fake z = {0};
@@ -266,6 +283,92 @@ static void case_timeout_random(struct ctx *c)
         }
         ASSERT_OK(tw_destroy(tw));
     }
+}
+
+/* An event loop that sleeps until tw_next_wakeup() and advances there:
+ * every wake-up is after now and at or before the earliest deadline (the
+ * test's own record of them; the coarse wheel's, at the tick its slot
+ * fires), no timer fires before its deadline, and a wake-up that fires nothing is followed
+ * by a later one.  Half the steps restart the earliest timer far out, as a
+ * server's keep-alive timers are, the rest start, stop or restart random
+ * ones. */
+#define WK_N 512
+
+struct wk_timer {
+    struct tw_timer t;
+    uint64_t due;     /* its deadline, 0 when idle */
+    uint64_t *fired;  /* the test's count */
+    uint64_t *late;   /* fired before its deadline: the count */
+};
+
+static void wk_fire(struct tw *tw, struct tw_timer *t)
+{
+    struct wk_timer *w = tw_container_of(t, struct wk_timer, t);
+    if (tw_now(tw) < w->due)
+        (*w->late)++;
+    (*w->fired)++;
+    w->due = 0;
+}
+
+static void case_wakeup(struct ctx *c)
+{
+    CREATE(tw);
+    static struct wk_timer w[WK_N];
+    uint64_t fired = 0, early = 0, empty = 0;
+    struct rng r = {0x77616b65ull ^ (uint64_t)c->scheme};
+    for (int i = 0; i < WK_N; i++) {
+        tw_timer_init(&w[i].t, wk_fire);
+        w[i].due = 0;
+        w[i].fired = &fired;
+        w[i].late = &early;
+    }
+    uint64_t max = tw_max_interval(tw) < (1u << 20) ? tw_max_interval(tw) : 1u << 20;
+    for (int step = 0; step < 4000; step++) {
+        for (int k = 0; k < 8; k++) {
+            int i = (int)rng_below(&r, WK_N);
+            if (rng_pct(&r, 50)) { /* the earliest pending, restarted far out */
+                int e = -1;
+                for (int j = 0; j < WK_N; j++)
+                    if (w[j].due && (e < 0 || w[j].due < w[e].due))
+                        e = j;
+                i = e < 0 ? i : e;
+            }
+            if (rng_pct(&r, 20)) {
+                ASSERT_TRUE(tw_stop(tw, &w[i].t) >= 0);
+                w[i].due = 0;
+            } else {
+                uint64_t d = 1 + rng_below(&r, max);
+                ASSERT_OK(tw_start(tw, &w[i].t, d));
+                w[i].due = tw_now(tw) + d;
+            }
+        }
+        uint64_t earliest = 0;
+        for (int j = 0; j < WK_N; j++)
+            if (w[j].due && (earliest == 0 || w[j].due < earliest))
+                earliest = w[j].due;
+        tw_time_t wake;
+        int rc = tw_next_wakeup(tw, &wake);
+        if (earliest == 0) {
+            ASSERT_EQ_INT(rc, 0);
+            continue;
+        }
+        ASSERT_EQ_INT(rc, 1);
+        ASSERT_GT_U64(wake, tw_now(tw));
+        if (scheme_exact(c->scheme)) /* the coarse wheel wakes at its slot's tick */
+            ASSERT_LE_U64(wake, earliest);
+        uint64_t before = fired;
+        ASSERT_TRUE(tw_advance(tw, wake) >= 0);
+        if (fired == before) { /* a slot moved down: the next wake-up is later */
+            empty++;
+            tw_time_t next;
+            if (tw_next_wakeup(tw, &next) == 1)
+                ASSERT_GT_U64(next, wake);
+        }
+        RETURN_IF_FAILED();
+    }
+    ASSERT_EQ_U64(early, 0);
+    ASSERT_OK(tw_check(tw, NULL, 0));
+    ASSERT_OK(tw_destroy(tw));
 }
 
 /* --------------------------------------------------- backwards, bad input */
@@ -552,6 +655,7 @@ const struct test_case test_suite_clock[] = {
     {"never_early", case_never_early, 1},
     {"timeout_boundaries", case_timeout_boundaries, 0},
     {"timeout_random", case_timeout_random, 0},
+    {"wakeup", case_wakeup, 0},
     {"backwards", case_backwards, 0},
     {"clock_bad_input", case_clock_bad_input, 0},
     {"periodic_drift", case_periodic_drift, 0},

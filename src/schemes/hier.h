@@ -47,6 +47,10 @@ int tw_hier_setup(struct tw *tw, struct hier_state *h, uint32_t slots);
 void tw_hier_teardown(struct tw *tw, struct hier_state *h);
 void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct tw_ready *out);
 int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out);
+/* tw_next_wakeup(): the cached earliest deadline, else the tick at which
+ * the first occupied slot comes up (a level-0 slot's is its deadline),
+ * from the bitmaps alone. */
+int tw_hier_wakeup(struct tw *tw, struct hier_state *h, tw_time_t *out);
 /* forbid: node flag bits that no timer in the wheel may carry (the
  * hybrid's "in a Lawn queue"), reported as corruption; horizon: the wheel's
  * own (tw->horizon, or the hybrid's wheel_horizon), which must be at or

@@ -213,6 +213,27 @@ int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out)
     return 1;
 }
 
+/* An upper slot comes up at its tick, when collect moves its timers down
+ * a level, and every deadline in it is at or after that tick: a wake-up
+ * there is never late, and never needs the slot walked.  Slots before it
+ * whose bits the leaves left set are cleared on the way (a look at their
+ * lane heads), as tw_hier_next() does: a loop whose earliest timers are
+ * stopped wakes for none of them. */
+int tw_hier_wakeup(struct tw *tw, struct hier_state *h, tw_time_t *out)
+{
+    if (tw_mincache_known(&h->min)) {
+        *out = h->min.v[0];
+        return 1;
+    }
+    size_t i;
+    while ((i = first_slot(h, tw->now)) != SIZE_MAX && tw_slots_empty(&h->s, i))
+        tw_slots_clear(&h->s, i);
+    if (i == SIZE_MAX)
+        return 0;
+    *out = slot_tick(h, i, tw->now);
+    return 1;
+}
+
 int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c, uint32_t forbid,
                   tw_time_t horizon)
 {
@@ -289,6 +310,11 @@ static void hier_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
 }
 
 static int hier_next(struct tw *tw, tw_time_t *out) { return tw_hier_next(tw, HIER(tw), out); }
+
+static int hier_wakeup(struct tw *tw, tw_time_t *out)
+{
+    return tw_hier_wakeup(tw, HIER(tw), out);
+}
 
 static int hier_check(struct tw *tw, struct tw_checker *c)
 {
@@ -424,6 +450,7 @@ const struct tw_ops tw_hier_ops = {
     .remove = hier_remove,
     .collect = hier_collect,
     .next = hier_next,
+    .wakeup = hier_wakeup,
     .check = hier_check,
     .start = hier_start,
     .stop = hier_stop,

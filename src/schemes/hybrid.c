@@ -199,6 +199,19 @@ static int hybrid_next(struct tw *tw, tw_time_t *out)
     return 1;
 }
 
+/* The wheel's wake-up (tw_hier_wakeup()) against the queues' earliest. */
+static int hybrid_wakeup(struct tw *tw, tw_time_t *out)
+{
+    struct hybrid_state *H = HYB(tw);
+    tw_time_t a = 0, b = 0;
+    int ra = tw_hier_wakeup(tw, &H->wheel, &a);
+    int rb = tw_lawn_next(tw, &H->lawn, &b);
+    if (!ra && !rb)
+        return 0;
+    *out = !ra ? b : !rb ? a : (a < b ? a : b);
+    return 1;
+}
+
 static int hybrid_check(struct tw *tw, struct tw_checker *c)
 {
     struct hybrid_state *H = HYB(tw);
@@ -372,6 +385,7 @@ const struct tw_ops tw_hybrid_ops = {
     .remove = hybrid_remove,
     .collect = hybrid_collect,
     .next = hybrid_next,
+    .wakeup = hybrid_wakeup,
     .check = hybrid_check,
     .hint = hybrid_hint,
     .start = hybrid_start,
