@@ -17,7 +17,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TW_BUILD_DIR:-$root/build-release}
 jobs=$(nproc 2>/dev/null || echo 2)
 
-"$root/scripts/deps.sh"
+"$root/scripts/deps.sh" --bench
 echo "bench: building twbench (Release) in $build"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTW_BUILD_TESTS=OFF >/dev/null
 cmake --build "$build" -j "$jobs" --target twbench >/dev/null

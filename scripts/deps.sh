@@ -3,9 +3,13 @@
 # when it is missing; does nothing (and needs no network) when all is there.
 #
 #   scripts/deps.sh             required: a C compiler, make, cmake, libc's
-#                               headers, pkg-config; optional: the benchmark's
-#                               peers libev-dev, libuv1-dev, libevent-dev
-#   scripts/deps.sh --ci        the same plus valgrind and python3 (required)
+#                               headers, pkg-config; optional: libev-dev and
+#                               libuv1-dev (the loop drivers, and the
+#                               benchmark's peers)
+#   scripts/deps.sh --bench     the same plus the benchmark's third peer,
+#                               libevent-dev (optional)
+#   scripts/deps.sh --ci        the default set plus valgrind and python3
+#                               (required)
 #   scripts/deps.sh --pkg P...  install the Debian packages P if apt-get can;
 #                               exit 1 if not (for CI's optional tools)
 #
@@ -83,9 +87,10 @@ peers=()
 if have_cmd cc; then
   have_header ev.h || have_header libev/ev.h || peers+=(libev-dev)
   have_header uv.h || peers+=(libuv1-dev)
-  have_header event2/event.h || peers+=(libevent-dev)
+  [ "${1:-}" != "--bench" ] || have_header event2/event.h || peers+=(libevent-dev)
 else
-  peers=(libev-dev libuv1-dev libevent-dev)
+  peers=(libev-dev libuv1-dev)
+  [ "${1:-}" != "--bench" ] || peers+=(libevent-dev)
 fi
 
 if [ $((${#need[@]} + ${#peers[@]})) -eq 0 ]; then
@@ -98,6 +103,7 @@ if [ ${#need[@]} -gt 0 ]; then
   echo "deps: missing ${need[*]}: install them (on Debian: sudo apt-get install ${need[*]}${peers[*]:+ ${peers[*]}}) and run again" >&2
   exit 1
 fi
-echo "deps: the benchmark's peers ${peers[*]} are missing (optional: twbench marks their columns" \
-     "missing; on Debian: sudo apt-get install ${peers[*]}); going on without them"
+echo "deps: ${peers[*]} missing (optional: the drivers they need are skipped and twbench" \
+     "marks their columns missing; on Debian: sudo apt-get install ${peers[*]}); going on" \
+     "without them"
 exit 0
