@@ -35,7 +35,8 @@
  *               Operation: one reset or one expiry with its restart, with
  *               their share of the advances.
  *
- * It prints "ops N": the operations the difference is divided by.
+ * It prints "ops N": the operations the difference is divided by.  On
+ * wheel, whose intervals stop at MaxInterval, the intervals shrink to fit.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "twheel.h"
@@ -123,7 +124,15 @@ int main(int argc, char **argv)
         nodes[i].i = i;
     }
     rng_seed(&rng, 42);
-    const uint64_t k16 = UINT64_C(1) << 16, lo20 = UINT64_C(1) << 20, hi20 = UINT64_C(1) << 21;
+    uint64_t k16 = UINT64_C(1) << 16, lo20 = UINT64_C(1) << 20, hi20 = UINT64_C(1) << 21;
+    /* wheel (Scheme 4) takes intervals up to its MaxInterval only: as in
+     * twbench, its intervals are scaled into [1, MaxInterval] */
+    uint64_t lim = tw_max_interval(tw);
+    if (lim < 4 * hi20) {
+        lo20 = lim / 8;
+        hi20 = lim / 4;
+        k16 = k16 < lim ? k16 : lim;
+    }
     uint64_t done = 0;
     if (!strcmp(wl, "churn") || !strcmp(wl, "churn-one")) {
         int one = !strcmp(wl, "churn-one");
@@ -133,8 +142,9 @@ int main(int argc, char **argv)
         for (uint64_t k = 0; k < ops; k++) {
             size_t i = one ? n : (size_t)rng_below(&rng, n);
             check(tw_stop(tw, &nodes[i].t), "stop");
-            check(tw_start(tw, &nodes[i].t, one ? rng_range(&rng, hi20 + 1, 2 * hi20) : far++),
+            check(tw_start(tw, &nodes[i].t, one ? rng_range(&rng, hi20 + 1, 2 * hi20) : far),
                   "start");
+            far = far < lim ? far + 1 : 2 * hi20 + 1;
         }
         done = ops;
     } else if (!strcmp(wl, "startstop")) {
