@@ -49,9 +49,9 @@ build() { # source tree, build dir
   cmake --build "$2" --target twbench -j "$(nproc)" >/dev/null
 }
 build "$dir/base" "$dir/base/build-release"
-build "$root" "$root/build-release"
+build "$root" "$root/build-perf"
 old=$dir/base/build-release/bench/twbench
-new=$root/build-release/bench/twbench
+new=$root/build-perf/bench/twbench
 args=(--workload "$wls" --n "$ns" --reps "$reps" --scheme "$schemes" --out '')
 for r in $(seq "$rounds"); do
   order="old new"; [ $((r % 2)) -eq 0 ] && order="new old"

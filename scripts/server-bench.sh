@@ -48,7 +48,8 @@ command -v wrk >/dev/null || "$root/scripts/deps.sh" --pkg wrk || {
   echo "server-bench: needs wrk (apt-get install wrk)" >&2; exit 1; }
 ulimit -n 1048576 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 echo "server-bench: building the server (Release) in $build"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTW_BUILD_TESTS=OFF >/dev/null
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTW_BUILD_TESTS=OFF -DTW_BUILD_EXAMPLES=ON \
+  >/dev/null
 cmake --build "$build" -j "$(nproc)" --target server connprobe >/dev/null
 server=$build/examples/server
 probe=$build/examples/connprobe
