@@ -2,11 +2,11 @@
  * timerfd.c -- one timerfd drives a facility (twheel_timerfd.h).
  *
  * The timerfd is armed with TFD_TIMER_ABSTIME at the wake-up time the
- * clock layer computes (rounded up, slack included), so a wake-up never
- * comes before the earliest deadline; the armed time is remembered, and
+ * clock layer computes (tw_next_wakeup(), rounded up, slack included),
+ * never after the earliest deadline; the armed time is remembered, and
  * sync() calls timerfd_settime() only when it changes.  A wake-up that
- * finds nothing due (it cannot come early, but a timer may have been
- * stopped since) advances nothing and re-arms for what is left.
+ * finds nothing due (a wheel's slot that comes up first, or a timer
+ * stopped since) fires nothing and re-arms for what is left.
  */
 #define _GNU_SOURCE
 #include "twheel_timerfd.h"

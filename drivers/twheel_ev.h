@@ -2,7 +2,7 @@
  * twheel_ev.h -- drive a twheel facility from one libev ev_timer.
  *
  * One ev_timer on an ev_loop stands for every timer of the facility: armed
- * for the earliest deadline (the clock layer's wait, slack included) and
+ * for the next wake-up (the clock layer's wait, slack included) and
  * re-armed only when that deadline moves.  After starting or stopping
  * timers outside a twheel callback, call tw_ev_sync() (e.g. from an
  * ev_prepare watcher, which runs right before libev polls).
@@ -36,7 +36,7 @@ struct tw_ev {
 /* Set up the driver on `loop` for `tw` on `clk`.  Returns 0 or TW_EINVAL. */
 int tw_ev_init(struct tw_ev *d, struct ev_loop *loop, struct tw *tw, struct tw_clock *clk);
 
-/* Re-arm (or stop) the ev_timer if the earliest deadline moved. */
+/* Re-arm (or stop) the ev_timer if the wake-up moved. */
 int tw_ev_sync(struct tw_ev *d);
 
 /* Stop the ev_timer.  The facility is the caller's. */

@@ -4,7 +4,7 @@
  * One timerfd per facility, armed at the absolute time of the earliest
  * deadline on the facility's clock (tw_clock_timeout_ts(), slack
  * included) and re-armed only when that time changes: one
- * timerfd_settime() per change of the earliest deadline, however many
+ * timerfd_settime() per change of the wake-up, however many
  * timers start and stop.  Put tw_timerfd_fd() in your epoll set; when it
  * is readable, call tw_timerfd_dispatch(); after starting or stopping
  * timers outside a callback, call tw_timerfd_sync() before you wait.
@@ -38,7 +38,7 @@ int tw_timerfd_open(struct tw_timerfd *d, struct tw *tw, struct tw_clock *clk);
 /* The file descriptor to watch for readability. */
 int tw_timerfd_fd(const struct tw_timerfd *d);
 
-/* Re-arm the timerfd if the time of the earliest deadline changed
+/* Re-arm the timerfd if the time of the wake-up changed
  * (disarm it when nothing is pending).  Returns 0 or -errno. */
 int tw_timerfd_sync(struct tw_timerfd *d);
 

@@ -2,7 +2,7 @@
  * twheel_uv.h -- drive a twheel facility from one libuv timer.
  *
  * One uv_timer_t on a uv_loop_t stands for every timer of the facility: it
- * is armed for the earliest deadline (the clock layer's wait, rounded up
+ * is armed for the next wake-up (the clock layer's wait, rounded up
  * to ms, slack included) and re-armed only when that deadline moves.  A
  * libuv program can then hold a million connection timeouts at twheel's
  * 40 bytes each instead of a uv_timer_t (152 bytes with libuv's heap
@@ -38,7 +38,7 @@ struct tw_uv {
  * TW_EINVAL (NULL), or libuv's error. */
 int tw_uv_init(struct tw_uv *d, uv_loop_t *loop, struct tw *tw, struct tw_clock *clk);
 
-/* Re-arm (or stop) the uv timer if the earliest deadline moved.  Returns 0
+/* Re-arm (or stop) the uv timer if the wake-up moved.  Returns 0
  * or libuv's error. */
 int tw_uv_sync(struct tw_uv *d);
 

@@ -26,7 +26,7 @@ static inline int tw_wake_next(int armed, uint64_t armed_ns, const struct tw_clo
         return armed ? 2 : 0;
     uint64_t at = (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
     if (armed && at == armed_ns)
-        return 0; /* the earliest deadline has not moved */
+        return 0; /* the wake-up has not moved */
     uint64_t now = tw_clock_now_ns(c);
     *at_ns = at;
     *wait_ns = at > now ? at - now : 0;

@@ -199,6 +199,26 @@ TW_INLINE int tw_start_full(struct tw *tw, struct tw_timer *t, tw_time_t interva
     return 0;
 }
 
+/* The out-of-line full paths of a scheme with leaves, for its hooks:
+ * prefix_start_slow() (tw_start_slow()), prefix_start_full()
+ * (tw_start_full()) and prefix_stop_full() (tw_stop_full()), the targets
+ * of its leaves' tail calls. */
+#define TW_ENTRY_FULL_PATHS(prefix, hooks)                                                 \
+    static TW_NOINLINE int prefix##_start_slow(struct tw *tw, struct tw_timer *t,          \
+                                               tw_time_t interval)                         \
+    {                                                                                      \
+        return tw_start_slow(tw, t, interval, hooks);                                      \
+    }                                                                                      \
+    static TW_NOINLINE int prefix##_start_full(struct tw *tw, struct tw_timer *t,          \
+                                               tw_time_t interval)                         \
+    {                                                                                      \
+        return tw_start_full(tw, t, interval, hooks, prefix##_start_slow);                 \
+    }                                                                                      \
+    static TW_NOINLINE int prefix##_stop_full(struct tw *tw, struct tw_timer *t)           \
+    {                                                                                      \
+        return tw_stop_full(tw, t, hooks);                                                 \
+    }
+
 /* Stop's every case: 1 if it was pending (now idle), 0 if it was idle, or
  * the error the arguments make. */
 TW_INLINE int tw_stop_slow(struct tw *tw, struct tw_timer *t, const struct tw_hooks h)

@@ -184,17 +184,24 @@ void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct 
     tw->horizon = first == SIZE_MAX ? TW_TIME_MAX : slot_tick(h, first, now);
 }
 
+/* The first occupied slot against now, the slots before it whose bits
+ * the leaves left over empty lanes cleared on the way (slots.h): each
+ * such slot is passed once per bit left.  SIZE_MAX if none. */
+static size_t first_live_slot(struct tw *tw, struct hier_state *h)
+{
+    size_t i;
+    while ((i = first_slot(h, tw->now)) != SIZE_MAX && tw_slots_empty(&h->s, i))
+        tw_slots_clear(&h->s, i);
+    return i;
+}
+
 int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out)
 {
     if (tw_mincache_known(&h->min)) {
         *out = h->min.v[0];
         return 1;
     }
-    size_t i;
-    /* A slot whose lanes the leaves emptied still has its bits (slots.h,
-     * "Bits left set"): clear them on the way.  Each such slot is passed once per bit the leaves left. */
-    while ((i = first_slot(h, tw->now)) != SIZE_MAX && tw_slots_empty(&h->s, i))
-        tw_slots_clear(&h->s, i);
+    size_t i = first_live_slot(tw, h);
     if (i == SIZE_MAX)
         return 0;
     if ((i >> h->bits) == 0) {
@@ -215,19 +222,16 @@ int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out)
 
 /* An upper slot comes up at its tick, when collect moves its timers down
  * a level, and every deadline in it is at or after that tick: a wake-up
- * there is never late, and never needs the slot walked.  Slots before it
- * whose bits the leaves left set are cleared on the way (a look at their
- * lane heads), as tw_hier_next() does: a loop whose earliest timers are
- * stopped wakes for none of them. */
+ * there is never late, and never needs the slot walked.  Empty slots
+ * before it are cleared on the way, as for tw_hier_next(): a loop whose
+ * earliest timers are stopped wakes for none of them. */
 int tw_hier_wakeup(struct tw *tw, struct hier_state *h, tw_time_t *out)
 {
     if (tw_mincache_known(&h->min)) {
         *out = h->min.v[0];
         return 1;
     }
-    size_t i;
-    while ((i = first_slot(h, tw->now)) != SIZE_MAX && tw_slots_empty(&h->s, i))
-        tw_slots_clear(&h->s, i);
+    size_t i = first_live_slot(tw, h);
     if (i == SIZE_MAX)
         return 0;
     *out = slot_tick(h, i, tw->now);
@@ -352,20 +356,7 @@ static void hier_floors(const struct tw *tw, tw_time_t *start, tw_time_t *stop)
 
 #define HIER_HOOKS ((struct tw_hooks){NULL, hier_insert, hier_remove, hier_floors, false})
 
-static TW_NOINLINE int hier_start_slow(struct tw *tw, struct tw_timer *t, tw_time_t interval)
-{
-    return tw_start_slow(tw, t, interval, HIER_HOOKS);
-}
-
-static TW_NOINLINE int hier_start_full(struct tw *tw, struct tw_timer *t, tw_time_t interval)
-{
-    return tw_start_full(tw, t, interval, HIER_HOOKS, hier_start_slow);
-}
-
-static TW_NOINLINE int hier_stop_full(struct tw *tw, struct tw_timer *t)
-{
-    return tw_stop_full(tw, t, HIER_HOOKS);
-}
+TW_ENTRY_FULL_PATHS(hier, HIER_HOOKS)
 
 /* A start of the leaf that found its lane empty: if the lane's bit is
  * clear, the lane's and the slot's bits, and the horizon lowered to the

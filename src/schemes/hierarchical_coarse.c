@@ -293,20 +293,7 @@ static void coarse_floors(const struct tw *tw, tw_time_t *start, tw_time_t *stop
 #define COARSE_HOOKS \
     ((struct tw_hooks){NULL, coarse_insert, coarse_remove, coarse_floors, COARSE_KEEPS_LATE})
 
-static TW_NOINLINE int coarse_start_slow(struct tw *tw, struct tw_timer *t, tw_time_t interval)
-{
-    return tw_start_slow(tw, t, interval, COARSE_HOOKS);
-}
-
-static TW_NOINLINE int coarse_start_full(struct tw *tw, struct tw_timer *t, tw_time_t interval)
-{
-    return tw_start_full(tw, t, interval, COARSE_HOOKS, coarse_start_slow);
-}
-
-static TW_NOINLINE int coarse_stop_full(struct tw *tw, struct tw_timer *t)
-{
-    return tw_stop_full(tw, t, COARSE_HOOKS);
-}
+TW_ENTRY_FULL_PATHS(coarse, COARSE_HOOKS)
 
 /* The common case of a start, as a leaf: a node idle or pending here, a
  * deadline after now (interval 0 and a sum that wraps take the full path,

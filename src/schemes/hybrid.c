@@ -187,11 +187,13 @@ static void hybrid_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
     tw->horizon = H->wheel_horizon < H->lawn_horizon ? H->wheel_horizon : H->lawn_horizon;
 }
 
-static int hybrid_next(struct tw *tw, tw_time_t *out)
+/* The earlier of the parts' answers: the wheel's next expiry, or with
+ * `wake` its wake-up (tw_hier_wakeup()), against the queues' earliest. */
+static int hybrid_earliest(struct tw *tw, tw_time_t *out, bool wake)
 {
     struct hybrid_state *H = HYB(tw);
     tw_time_t a = 0, b = 0;
-    int ra = tw_hier_next(tw, &H->wheel, &a);
+    int ra = wake ? tw_hier_wakeup(tw, &H->wheel, &a) : tw_hier_next(tw, &H->wheel, &a);
     int rb = tw_lawn_next(tw, &H->lawn, &b);
     if (!ra && !rb)
         return 0;
@@ -199,18 +201,8 @@ static int hybrid_next(struct tw *tw, tw_time_t *out)
     return 1;
 }
 
-/* The wheel's wake-up (tw_hier_wakeup()) against the queues' earliest. */
-static int hybrid_wakeup(struct tw *tw, tw_time_t *out)
-{
-    struct hybrid_state *H = HYB(tw);
-    tw_time_t a = 0, b = 0;
-    int ra = tw_hier_wakeup(tw, &H->wheel, &a);
-    int rb = tw_lawn_next(tw, &H->lawn, &b);
-    if (!ra && !rb)
-        return 0;
-    *out = !ra ? b : !rb ? a : (a < b ? a : b);
-    return 1;
-}
+static int hybrid_next(struct tw *tw, tw_time_t *out) { return hybrid_earliest(tw, out, false); }
+static int hybrid_wakeup(struct tw *tw, tw_time_t *out) { return hybrid_earliest(tw, out, true); }
 
 static int hybrid_check(struct tw *tw, struct tw_checker *c)
 {
@@ -249,20 +241,7 @@ static void hybrid_floors(const struct tw *tw, tw_time_t *start, tw_time_t *stop
 #define HYBRID_HOOKS \
     ((struct tw_hooks){hybrid_reserve, hybrid_insert, hybrid_remove, hybrid_floors, false})
 
-static TW_NOINLINE int hybrid_start_slow(struct tw *tw, struct tw_timer *t, tw_time_t interval)
-{
-    return tw_start_slow(tw, t, interval, HYBRID_HOOKS);
-}
-
-static TW_NOINLINE int hybrid_start_full(struct tw *tw, struct tw_timer *t, tw_time_t interval)
-{
-    return tw_start_full(tw, t, interval, HYBRID_HOOKS, hybrid_start_slow);
-}
-
-static TW_NOINLINE int hybrid_stop_full(struct tw *tw, struct tw_timer *t)
-{
-    return tw_stop_full(tw, t, HYBRID_HOOKS);
-}
+TW_ENTRY_FULL_PATHS(hybrid, HYBRID_HOOKS)
 
 /* Can a pending node be taken out with one unlink (in a queue that keeps a
  * timer; in the wheel, beyond the earliest-deadline cache, a lane it

@@ -592,20 +592,7 @@ static void lawn_floors(const struct tw *tw, tw_time_t *start, tw_time_t *stop)
 
 #define LAWN_HOOKS ((struct tw_hooks){lawn_reserve, lawn_insert, lawn_remove, lawn_floors, false})
 
-static TW_NOINLINE int lawn_start_slow(struct tw *tw, struct tw_timer *t, tw_time_t interval)
-{
-    return tw_start_slow(tw, t, interval, LAWN_HOOKS);
-}
-
-static TW_NOINLINE int lawn_start_full(struct tw *tw, struct tw_timer *t, tw_time_t interval)
-{
-    return tw_start_full(tw, t, interval, LAWN_HOOKS, lawn_start_slow);
-}
-
-static TW_NOINLINE int lawn_stop_full(struct tw *tw, struct tw_timer *t)
-{
-    return tw_stop_full(tw, t, LAWN_HOOKS);
-}
+TW_ENTRY_FULL_PATHS(lawn, LAWN_HOOKS)
 
 /*
  * The common case of a start, compiled as a leaf (every call in it a tail
