@@ -32,6 +32,7 @@
  * advance in deadline order, FIFO among equals, after any started already
  * due (the core's list, which fires first).
  */
+#include "../heap.h"
 #include "../scheme.h"
 
 struct heap_ent {
@@ -47,47 +48,13 @@ struct heap_state {
 
 #define HEAP_MIN_CAP 64u
 
-TW_INLINE bool ent_less(const struct heap_ent *x, const struct heap_ent *y)
-{
-    return x->e < y->e || (x->e == y->e && x->t->tw_u.heap.seq < y->t->tw_u.heap.seq);
-}
+/* Earlier deadline first; among equal deadlines, the earlier start (the
+ * order the scheme promises). */
+#define ENT_LESS(x, y) \
+    ((x)->e < (y)->e || ((x)->e == (y)->e && (x)->t->tw_u.heap.seq < (y)->t->tw_u.heap.seq))
+#define ENT_MOVED(v, i) ((v).t->tw_u.heap.index = (i))
 
-TW_INLINE void place(struct heap_state *h, uint32_t i, struct heap_ent v)
-{
-    h->a[i] = v;
-    v.t->tw_u.heap.index = i;
-}
-
-static void sift_up(struct heap_state *h, uint32_t i, struct heap_ent v)
-{
-    while (i > 0) {
-        uint32_t p = (i - 1) / 4;
-        if (!ent_less(&v, &h->a[p]))
-            break;
-        place(h, i, h->a[p]);
-        i = p;
-    }
-    place(h, i, v);
-}
-
-static void sift_down(struct heap_state *h, uint32_t i, struct heap_ent v)
-{
-    for (;;) {
-        uint32_t c = 4 * i + 1;
-        if (c >= h->len)
-            break;
-        uint32_t end = c + 4 < h->len ? c + 4 : h->len;
-        uint32_t m = c;
-        for (uint32_t k = c + 1; k < end; k++)
-            if (ent_less(&h->a[k], &h->a[m]))
-                m = k;
-        if (!ent_less(&h->a[m], &v))
-            break;
-        place(h, i, h->a[m]);
-        i = m;
-    }
-    place(h, i, v);
-}
+TW_HEAP_DEFINE(ent, struct heap_state, struct heap_ent, a, len, 4, ENT_LESS, ENT_MOVED)
 
 static size_t heap_state_size(const struct tw_config *cfg)
 {
@@ -151,26 +118,14 @@ static void heap_insert(struct tw *tw, struct tw_timer *t)
     struct heap_state *h = TW_STATE(tw, struct heap_state);
     t->tw_u.heap.seq = h->seq++;
     struct heap_ent v = {t->tw_expires, t};
-    sift_up(h, h->len++, v);
+    ent_up(h, h->len++, v);
     tw_horizon_lower(tw, v.e);
-}
-
-/* Remove entry i, filling the hole with the last entry. */
-static void heap_delete(struct heap_state *h, uint32_t i)
-{
-    struct heap_ent last = h->a[--h->len];
-    if (i == h->len)
-        return;
-    if (i > 0 && ent_less(&last, &h->a[(i - 1) / 4]))
-        sift_up(h, i, last);
-    else
-        sift_down(h, i, last);
 }
 
 static void heap_remove(struct tw *tw, struct tw_timer *t)
 {
     struct heap_state *h = TW_STATE(tw, struct heap_state);
-    heap_delete(h, t->tw_u.heap.index);
+    ent_delete(h, t->tw_u.heap.index);
     heap_shrink(tw, h);
 }
 
@@ -180,7 +135,7 @@ static void heap_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready)
     struct heap_state *h = TW_STATE(tw, struct heap_state);
     while (h->len > 0 && h->a[0].e <= now) {
         struct tw_timer *t = h->a[0].t;
-        heap_delete(h, 0);
+        ent_delete(h, 0);
         tw_list_add_tail(out, &t->tw_u.link);
     }
     heap_shrink(tw, h);
@@ -211,7 +166,7 @@ static int heap_check(struct tw *tw, struct tw_checker *c)
         if (x->e != x->t->tw_expires)
             return tw_fail(c, "heap: entry %u caches %llu, node has %llu", i,
                            (unsigned long long)x->e, (unsigned long long)x->t->tw_expires);
-        if (i > 0 && ent_less(x, &h->a[(i - 1) / 4]))
+        if (i > 0 && ENT_LESS(x, &h->a[(i - 1) / 4]))
             return tw_fail(c, "heap: entry %u is less than its parent", i);
         c->seen++;
     }

@@ -77,6 +77,8 @@
  */
 #include "lawn.h"
 
+#include "../heap.h"
+
 #include "../entry.h"
 
 #include <assert.h>
@@ -94,50 +96,15 @@ static inline struct lawn_q *q_of(struct tw_link *l)
 
 /* ------------------------------------------------------- heads heap */
 
-static inline void hplace(struct lawn_state *L, uint32_t i, struct lawn_ent v)
-{
-    L->heap[i] = v;
-    v.q->hidx = i;
-}
+#define HEAD_LESS(x, y) ((x)->e < (y)->e)
+#define HEAD_MOVED(v, i) ((v).q->hidx = (i))
 
-static void hup(struct lawn_state *L, uint32_t i, struct lawn_ent v)
-{
-    while (i > 0) {
-        uint32_t p = (i - 1) / 2;
-        if (L->heap[p].e <= v.e)
-            break;
-        hplace(L, i, L->heap[p]);
-        i = p;
-    }
-    hplace(L, i, v);
-}
-
-static void hdown(struct lawn_state *L, uint32_t i, struct lawn_ent v)
-{
-    for (;;) {
-        uint32_t c = 2 * i + 1;
-        if (c >= L->hlen)
-            break;
-        if (c + 1 < L->hlen && L->heap[c + 1].e < L->heap[c].e)
-            c++;
-        if (v.e <= L->heap[c].e)
-            break;
-        hplace(L, i, L->heap[c]);
-        i = c;
-    }
-    hplace(L, i, v);
-}
+TW_HEAP_DEFINE(heads, struct lawn_state, struct lawn_ent, heap, hlen, 2, HEAD_LESS, HEAD_MOVED)
 
 static void hdelete(struct lawn_state *L, uint32_t i)
 {
     L->heap[i].q->hidx = LAWN_NOWHERE;
-    struct lawn_ent last = L->heap[--L->hlen];
-    if (i == L->hlen)
-        return;
-    if (i > 0 && last.e < L->heap[(i - 1) / 2].e)
-        hup(L, i, last);
-    else
-        hdown(L, i, last);
+    heads_delete(L, i);
 }
 
 /* The queue's key becomes e, its head's deadline, no earlier than its old
@@ -145,7 +112,7 @@ static void hdelete(struct lawn_state *L, uint32_t i)
 static void hupdate(struct lawn_state *L, struct lawn_q *q, tw_time_t e)
 {
     struct lawn_ent v = {e, q};
-    hdown(L, q->hidx, v);
+    heads_down(L, q->hidx, v);
 }
 
 /* ------------------------------------------------------- hash table */
@@ -320,7 +287,7 @@ void tw_lawn_insert(struct tw *tw, struct lawn_state *L, struct lawn_q *q, struc
     if (was_empty) {
         if (!L->scan) {
             struct lawn_ent v = {t->tw_expires, q};
-            hup(L, L->hlen++, v);
+            heads_up(L, L->hlen++, v);
         }
         tw_horizon_lower(tw, t->tw_expires);
     }
