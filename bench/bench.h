@@ -96,8 +96,10 @@ static inline uint64_t bench_now_ns(void)
 }
 
 /* Print "twbench: <where>: <message>" and exit(1).  For a library call that
- * failed where it must not: a benchmark of wrong behaviour is worthless. */
+ * failed where it must not: a benchmark of wrong behaviour is worthless.
+ * bench_where names the cell running (util.c). */
 void bench_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+extern char bench_where[160];
 
 /* ------------------------------------------------------------------ random */
 

@@ -142,7 +142,9 @@ void json_write(FILE *f);
 int report_write(const char *dir, char *err, size_t errlen);
 /* Can dir be written (created if missing)?  0, or -1 with a message. */
 int report_probe(const char *dir, char *err, size_t errlen);
+/* util.c */
 const char *fmt_n(size_t n, char *buf, size_t len);
+
 const char *claim_name(enum claim c);
 
 /* advise.c */

@@ -126,22 +126,6 @@
 #endif
 #endif
 
-int (*bench_clock_gettime)(clockid_t, struct timespec *) = clock_gettime;
-
-static char g_where[160] = "setup";
-
-void bench_die(const char *fmt, ...)
-{
-    va_list ap;
-    fflush(stdout);
-    fprintf(stderr, "\ntwbench: %s: ", g_where);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(1);
-}
-
 /* ============================================================ twheel driver */
 
 /* The user's struct: a timer node and one pointer of user data. */
@@ -421,22 +405,6 @@ static void usage_error(const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     exit(2);
-}
-
-/* "1e3" for 1000, "25000" for 25000. */
-const char *fmt_n(size_t n, char *buf, size_t len)
-{
-    int k = 0;
-    size_t m = n;
-    while (m >= 10 && m % 10 == 0) {
-        m /= 10;
-        k++;
-    }
-    if (k >= 3)
-        snprintf(buf, len, "%zue%d", m, k);
-    else
-        snprintf(buf, len, "%zu", n);
-    return buf;
 }
 
 static uint64_t mix(uint64_t a, uint64_t b)
@@ -1184,7 +1152,7 @@ static int run_cell(const struct wdef *wd, size_t n, uint32_t D, int ti, struct 
                 }
         }
     }
-    snprintf(g_where, sizeof g_where, "%s, %s, n=%s, D=%u", wd->name, t->name,
+    snprintf(bench_where, sizeof bench_where, "%s, %s, n=%s, D=%u", wd->name, t->name,
              fmt_n(n, nb, sizeof nb), D);
     if (g_tty)
         progress("%s n=%s%s%.0u %s", wd->name, nb, D ? " D=" : "", D, t->name);
@@ -1410,7 +1378,7 @@ static void run_fig9(void)
     for (int i = 0; i < fig9.npts; i++) {
         struct fig9_measurement m;
         unsigned reps = (unsigned)reps_for(fig9.n[i]);
-        snprintf(g_where, sizeof g_where, "fig9, n=%s", fmt_n(fig9.n[i], nb, sizeof nb));
+        snprintf(bench_where, sizeof bench_where, "fig9, n=%s", fmt_n(fig9.n[i], nb, sizeof nb));
         if (g_tty)
             progress("fig9 n=%s", nb);
         uint64_t t1 = bench_now_ns();

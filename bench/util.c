@@ -1,0 +1,44 @@
+/*
+ * util.c -- what every part of twbench shares and nothing else owns: the
+ * real clock, dying with the cell that was running, and how a count of
+ * timers is written.  The workloads, the peers' drivers, the report and
+ * advise call these, and this file calls none of them.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "harness.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int (*bench_clock_gettime)(clockid_t, struct timespec *) = clock_gettime;
+
+char bench_where[160] = "setup";
+
+void bench_die(const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fprintf(stderr, "\ntwbench: %s: ", bench_where);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+/* "1e3" for 1000, "25000" for 25000. */
+const char *fmt_n(size_t n, char *buf, size_t len)
+{
+    int k = 0;
+    size_t m = n;
+    while (m >= 10 && m % 10 == 0) {
+        m /= 10;
+        k++;
+    }
+    if (k >= 3)
+        snprintf(buf, len, "%zue%d", m, k);
+    else
+        snprintf(buf, len, "%zu", n);
+    return buf;
+}
