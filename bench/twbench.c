@@ -1420,130 +1420,118 @@ static void run_fig9(void)
 
 /* ------------------------------------------------------------- slopes */
 
-static const char *known_flat_why(const char *base, int scheme)
-{
-    (void)base;
-    switch (scheme) {
-    case TW_WHEEL:
-    case TW_HASHED:
-    case TW_HIERARCHICAL:
-    case TW_HIERARCHICAL_COARSE:
-        return "Table II: O(1)";
-    case TW_HYBRID:
-        return "Lawn queues + Scheme 7: O(1)";
-    default:
-        return "O(1)";
-    }
-}
+/*
+ * The complexity each target claims for each workload, as data: the first
+ * rule that matches a (workload, target) pair gives the claim the fitted
+ * slope is judged against and its source.  A rule matches on the
+ * workload's base name (churn-any, restart and restart-any count as churn;
+ * idle as tcp), NULL for any; on the target (a scheme, ANY_SCHEME for every
+ * twheel scheme, PEERS for libev, libuv and libevent); and on all the
+ * conditions in `when`.
+ */
+enum { ANY_SCHEME = -1, PEERS = -2 };
+enum {
+    W_STOP = 1 << 0,    /* a ttl-*-stop workload */
+    W_NOSTOP = 1 << 1,  /* not one */
+    W_TTL = 1 << 2,     /* a ttl-* workload */
+    W_IDLE = 1 << 3,    /* idle itself (its base is tcp) */
+    W_SCAN = 1 << 4,    /* Lawn with TW_OPT_LAWN_SCAN */
+    W_NOSCAN = 1 << 5,
+};
 
-/* What the paper (Table II), Lawn (Table IV) or the scheme's own docs claim
- * for this figure as n grows. */
+struct claim_rule {
+    const char *workload;
+    int target;
+    unsigned when;
+    enum claim claim;
+    const char *why;
+};
+
+static const struct claim_rule claim_rules[] = {
+    {.workload = "tick", .target = PEERS, .claim = CLAIM_FLAT,
+     .why = "a loop iteration with nothing due: O(1)"},
+    {.workload = "tick-jump", .target = PEERS, .claim = CLAIM_FLAT,
+     .why = "a loop iteration with nothing due: O(1)"},
+    {.target = PEERS, .claim = CLAIM_LOG, .why = "binary/4-ary heap: O(log n)"},
+    {.workload = "tick", .target = ANY_SCHEME, .claim = CLAIM_FLAT,
+     .why = "twheel: nothing due costs one compare (the horizon)"},
+    {.workload = "tick-jump", .target = ANY_SCHEME, .claim = CLAIM_FLAT,
+     .why = "twheel: nothing due costs one compare (the horizon)"},
+    {.workload = "expire-jump", .target = TW_HEAP, .claim = CLAIM_LOG,
+     .why = "Table II: O(log n) per expiry"},
+    {.workload = "expire-jump", .target = TW_HASHED_SORTED, .claim = CLAIM_NONE,
+     .why = "start O(n/M): not judged"},
+    {.workload = "expire-jump", .target = TW_LAWN, .when = W_SCAN, .claim = CLAIM_NONE,
+     .why = "the queues scanned per advance, about n TTLs here: not judged"},
+    {.workload = "expire-jump", .target = TW_LAWN, .claim = CLAIM_LOG,
+     .why = "about n distinct TTLs: O(log TTLs) per queue head"},
+    {.workload = "expire-jump", .target = ANY_SCHEME, .claim = CLAIM_FLAT,
+     .why = "one advance over any gap: O(expired + occupied slots visited); list, "
+            "ordered: one O(n) walk"},
+    {.workload = "startstop", .target = TW_LIST, .claim = CLAIM_FLAT,
+     .why = "Table II: start, stop O(1)"},
+    {.workload = "churn", .target = TW_LIST, .claim = CLAIM_FLAT,
+     .why = "Table II: start, stop O(1)"},
+    {.target = TW_LIST, .when = W_STOP, .claim = CLAIM_FLAT, .why = "Table II: start, stop O(1)"},
+    {.target = TW_LIST, .when = W_IDLE, .claim = CLAIM_FLAT,
+     .why = "an O(n) walk when now reaches the earliest deadline, about once per "
+            "I/2..2I/3 ticks at the n it runs (20n/I resets per tick): O(1) per reset"},
+    {.target = TW_LIST, .claim = CLAIM_LINEAR, .why = "Table II: O(n) per tick"},
+    {.target = TW_ORDERED, .when = W_IDLE, .claim = CLAIM_FLAT,
+     .why = "rear search: a reset to now + I goes at the tail, O(1)"},
+    {.workload = "ttl-1", .target = TW_ORDERED, .claim = CLAIM_FLAT,
+     .why = "rear search: with one TTL every start goes at the tail, O(1)"},
+    {.workload = "churn", .target = TW_ORDERED, .claim = CLAIM_FLAT,
+     .why = "rear search: a start beyond all others is O(1) (front search: fig9)"},
+    {.target = TW_ORDERED, .when = W_STOP, .claim = CLAIM_FLAT, .why = "Table II: stop O(1)"},
+    {.target = TW_ORDERED, .claim = CLAIM_LINEAR, .why = "Table II: start O(n)"},
+    {.target = TW_HEAP, .claim = CLAIM_LOG, .why = "Table II: O(log n)"},
+    {.workload = "churn", .target = TW_HASHED_SORTED, .claim = CLAIM_FLAT,
+     .why = "Table II: stop O(1); a start beyond all others appends"},
+    {.target = TW_HASHED_SORTED, .when = W_STOP, .claim = CLAIM_FLAT,
+     .why = "Table II: stop O(1); a start beyond all others appends"},
+    {.target = TW_HASHED_SORTED, .claim = CLAIM_NONE,
+     .why = "Table II: start O(n/M): flat below M = 4096, linear far above; not judged"},
+    {.workload = "tcp", .target = TW_LAWN, .when = W_SCAN | W_NOSTOP, .claim = CLAIM_NONE,
+     .why = "O(TTLs) per tick shared by 20n/2^16 operations per tick: not judged"},
+    {.workload = "expire", .target = TW_LAWN, .when = W_SCAN | W_NOSTOP, .claim = CLAIM_LINEAR,
+     .why = "Lawn Table IV: O(distinct TTLs) per tick; here ~min(n, 2^16) TTLs"},
+    {.target = TW_LAWN, .when = W_SCAN | W_NOSTOP, .claim = CLAIM_FLAT,
+     .why = "Lawn Table IV: O(1) start/stop, O(TTLs) per tick, TTLs fixed"},
+    {.target = TW_LAWN, .when = W_TTL | W_STOP, .claim = CLAIM_FLAT,
+     .why = "Lawn Table IV: O(1); heap of heads O(log TTLs)"},
+    {.target = TW_LAWN, .when = W_TTL, .claim = CLAIM_LOG,
+     .why = "Lawn Table IV: O(1); heap of heads O(log TTLs)"},
+    {.target = TW_LAWN, .claim = CLAIM_LOG,
+     .why = "distinct TTLs grow with n: O(log TTLs) heap of heads"},
+    {.target = TW_HYBRID, .claim = CLAIM_FLAT, .why = "Lawn queues + Scheme 7: O(1)"},
+    {.target = TW_WHEEL, .claim = CLAIM_FLAT, .why = "Table II: O(1)"},
+    {.target = TW_HASHED, .claim = CLAIM_FLAT, .why = "Table II: O(1)"},
+    {.target = TW_HIERARCHICAL, .claim = CLAIM_FLAT, .why = "Table II: O(1)"},
+    {.target = TW_HIERARCHICAL_COARSE, .claim = CLAIM_FLAT, .why = "Table II: O(1)"},
+    {.target = ANY_SCHEME, .claim = CLAIM_FLAT, .why = "O(1)"},
+};
+
 static enum claim claim_for(const char *sname, const struct target *t, const char **why)
 {
-    char base[40];
-    /* churn-any, restart and restart-any: churn's operations; idle: tcp's */
     int churn = !strcmp(sname, "churn-any") || !strncmp(sname, "restart", 7);
-    snprintf(base, sizeof base, "%.39s", churn ? "churn" : !strcmp(sname, "idle") ? "tcp" : sname);
+    const char *base = churn ? "churn" : !strcmp(sname, "idle") ? "tcp" : sname;
     int stop = strstr(base, "-stop") != NULL;
-    int ttl = strncmp(base, "ttl-", 4) == 0;
-    int scheme = t->scheme;
+    unsigned have = (stop ? W_STOP : W_NOSTOP) | (strncmp(base, "ttl-", 4) == 0 ? W_TTL : 0u) |
+                    (!strcmp(sname, "idle") ? W_IDLE : 0u) |
+                    (t->options & TW_OPT_LAWN_SCAN ? W_SCAN : W_NOSCAN);
+    int target = t->peer != PEER_NONE ? PEERS : t->scheme;
+    for (size_t i = 0; i < sizeof claim_rules / sizeof claim_rules[0]; i++) {
+        const struct claim_rule *r = &claim_rules[i];
+        if ((r->workload == NULL || !strcmp(r->workload, base)) &&
+            (r->target == target || (r->target == ANY_SCHEME && target != PEERS)) &&
+            (r->when & have) == r->when) {
+            *why = r->why;
+            return r->claim;
+        }
+    }
     *why = NULL;
-    if (t->peer != PEER_NONE) {
-        if (!strcmp(base, "tick") || !strcmp(base, "tick-jump")) {
-            *why = "a loop iteration with nothing due: O(1)";
-            return CLAIM_FLAT;
-        }
-        *why = "binary/4-ary heap: O(log n)";
-        return CLAIM_LOG;
-    }
-    if (!strcmp(base, "tick") || !strcmp(base, "tick-jump")) {
-        *why = "twheel: nothing due costs one compare (the horizon)";
-        return CLAIM_FLAT;
-    }
-    if (!strcmp(base, "expire-jump")) {
-        if (scheme == TW_HEAP) {
-            *why = "Table II: O(log n) per expiry";
-            return CLAIM_LOG;
-        }
-        if (scheme == TW_HASHED_SORTED) {
-            *why = "start O(n/M): not judged";
-            return CLAIM_NONE;
-        }
-        if (scheme == TW_LAWN) {
-            *why = (t->options & TW_OPT_LAWN_SCAN)
-                       ? "the queues scanned per advance, about n TTLs here: not judged"
-                       : "about n distinct TTLs: O(log TTLs) per queue head";
-            return (t->options & TW_OPT_LAWN_SCAN) ? CLAIM_NONE : CLAIM_LOG;
-        }
-        *why = "one advance over any gap: O(expired + occupied slots visited); list, "
-               "ordered: one O(n) walk";
-        return CLAIM_FLAT;
-    }
-    switch (scheme) {
-    case TW_LIST:
-        if (!strcmp(base, "startstop") || !strcmp(base, "churn") || stop) {
-            *why = "Table II: start, stop O(1)";
-            return CLAIM_FLAT;
-        }
-        if (!strcmp(sname, "idle")) {
-            *why = "an O(n) walk when now reaches the earliest deadline, about once per "
-                   "I/2..2I/3 ticks at the n it runs (20n/I resets per tick): O(1) per reset";
-            return CLAIM_FLAT;
-        }
-        *why = "Table II: O(n) per tick";
-        return CLAIM_LINEAR;
-    case TW_ORDERED:
-        if (!strcmp(sname, "idle")) {
-            *why = "rear search: a reset to now + I goes at the tail, O(1)";
-            return CLAIM_FLAT;
-        }
-        if (!strcmp(base, "ttl-1")) {
-            *why = "rear search: with one TTL every start goes at the tail, O(1)";
-            return CLAIM_FLAT;
-        }
-        if (!strcmp(base, "churn")) {
-            *why = "rear search: a start beyond all others is O(1) (front search: fig9)";
-            return CLAIM_FLAT;
-        }
-        if (stop) {
-            *why = "Table II: stop O(1)";
-            return CLAIM_FLAT;
-        }
-        *why = "Table II: start O(n)";
-        return CLAIM_LINEAR;
-    case TW_HEAP:
-        *why = "Table II: O(log n)";
-        return CLAIM_LOG;
-    case TW_HASHED_SORTED:
-        if (!strcmp(base, "churn") || stop) {
-            *why = "Table II: stop O(1); a start beyond all others appends";
-            return CLAIM_FLAT;
-        }
-        *why = "Table II: start O(n/M): flat below M = 4096, linear far above; not judged";
-        return CLAIM_NONE;
-    case TW_LAWN:
-        if ((t->options & TW_OPT_LAWN_SCAN) && !stop) {
-            if (!strcmp(base, "tcp")) {
-                *why = "O(TTLs) per tick shared by 20n/2^16 operations per tick: not judged";
-                return CLAIM_NONE;
-            }
-            if (!strcmp(base, "expire")) {
-                *why = "Lawn Table IV: O(distinct TTLs) per tick; here ~min(n, 2^16) TTLs";
-                return CLAIM_LINEAR;
-            }
-            *why = "Lawn Table IV: O(1) start/stop, O(TTLs) per tick, TTLs fixed";
-            return CLAIM_FLAT;
-        }
-        if (ttl) {
-            *why = "Lawn Table IV: O(1); heap of heads O(log TTLs)";
-            return stop ? CLAIM_FLAT : CLAIM_LOG;
-        }
-        *why = "distinct TTLs grow with n: O(log TTLs) heap of heads";
-        return CLAIM_LOG;
-    default:
-        *why = known_flat_why(base, scheme);
-        return CLAIM_FLAT;
-    }
+    return CLAIM_NONE;
 }
 
 const char *claim_name(enum claim c)
