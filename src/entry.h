@@ -255,4 +255,23 @@ static TW_NOINLINE TW_UNUSED int tw_stop_lane_last(struct tw *tw, struct tw_time
     return tw_stopped(tw, t);
 }
 
+/* The stop leaf of a hierarchical wheel (the exact one, the no-migration
+ * one): a node pending here, due after stop_floor, is one unlink; alone in
+ * its lane, its lane's bits are left set (tw_stop_lane_last()); everything
+ * else is `full`, the scheme's full path (a constant: a direct tail call). */
+TW_INLINE int tw_wheel_stop(struct tw *tw, struct tw_timer *t,
+                            int (*full)(struct tw *, struct tw_timer *))
+{
+    if (TW_LIKELY(t != NULL && tw_node_word(t) == tw->word_mine &&
+                  t->tw_expires > tw->stop_floor)) {
+        struct tw_link *next = t->tw_u.link.next;
+        if (TW_LIKELY(next != t->tw_u.link.prev)) {
+            tw_list_del(&t->tw_u.link);
+            return tw_stopped(tw, t);
+        }
+        return tw_stop_lane_last(tw, t, next); /* next is its lane's head */
+    }
+    return full(tw, t);
+}
+
 #endif /* TW_ENTRY_H */

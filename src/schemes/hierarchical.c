@@ -417,16 +417,7 @@ static int hier_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
  * Fig. 9 test), writes no bit at all. */
 static int hier_stop(struct tw *tw, struct tw_timer *t)
 {
-    if (TW_LIKELY(t != NULL && tw_node_word(t) == tw->word_mine &&
-                  t->tw_expires > tw->stop_floor)) {
-        struct tw_link *next = t->tw_u.link.next;
-        if (TW_LIKELY(next != t->tw_u.link.prev)) {
-            tw_list_del(&t->tw_u.link);
-            return tw_stopped(tw, t);
-        }
-        return tw_stop_lane_last(tw, t, next); /* next is its lane's head */
-    }
-    return hier_stop_full(tw, t);
+    return tw_wheel_stop(tw, t, hier_stop_full);
 }
 
 const struct tw_ops tw_hier_ops = {

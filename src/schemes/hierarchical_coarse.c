@@ -319,16 +319,7 @@ static int coarse_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
 
 static int coarse_stop(struct tw *tw, struct tw_timer *t)
 {
-    if (TW_LIKELY(t != NULL && tw_node_word(t) == tw->word_mine &&
-                  t->tw_expires > tw->stop_floor)) {
-        struct tw_link *next = t->tw_u.link.next;
-        if (TW_LIKELY(next != t->tw_u.link.prev)) {
-            tw_list_del(&t->tw_u.link);
-            return tw_stopped(tw, t);
-        }
-        return tw_stop_lane_last(tw, t, next); /* next is its lane's head */
-    }
-    return coarse_stop_full(tw, t);
+    return tw_wheel_stop(tw, t, coarse_stop_full);
 }
 
 const struct tw_ops tw_coarse_ops = {
