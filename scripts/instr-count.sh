@@ -52,12 +52,8 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "${CC:-cc}" -std=c11 -O2 -g -I"$src/include" "$root/bench/instr.c" "$lib" -o "$dir/twinstr"
 
-lib_ir() { # callgrind output file: the self cost of functions under src/
-  callgrind_annotate --auto=no --threshold=100 "$1" 2>/dev/null | awk '
-    match($0, /%\) +[^ ]+/) {
-      f = substr($0, RSTART, RLENGTH); sub(/^%\) +/, "", f)
-      if (f ~ /(^|\/)src\/[^:]*:/) { x = $1; gsub(",", "", x); lib += x } }
-    END { printf "%d\n", lib }'
+lib_ir() { # callgrind output file: the library's self cost (callgrind-ir.sh)
+  "$root/scripts/callgrind-ir.sh" "$1" | awk '{ print $2 }'
 }
 
 printf '%-10s %-20s %8s %14s\n' workload scheme n "instr/op"

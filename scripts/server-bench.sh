@@ -200,14 +200,7 @@ if [ -n "$schemes4" ]; then # the same code with debug information: where each f
 fi
 # callgrind's totals: all of the program's instructions, and the library's
 # (the functions whose source is under src/, with what was inlined there)
-lib_ir() {
-  callgrind_annotate --auto=no --threshold=100 "$1" 2>/dev/null | awk '
-    /PROGRAM TOTALS/ { x = $1; gsub(",", "", x); all = x; next }
-    match($0, /%\) +[^ ]+/) {
-      f = substr($0, RSTART, RLENGTH); sub(/^%\) +/, "", f)
-      if (f ~ /(^|\/)src\/[^:]*:/) { x = $1; gsub(",", "", x); lib += x } }
-    END { printf "%d %d\n", all, lib }'
-}
+lib_ir() { "$root/scripts/callgrind-ir.sh" "$1"; }
 for c in ${schemes4:+$conns4}; do
 for scheme in $schemes4; do
   args=(--scheme "$scheme" --idle-ms 60000 --header-ms 60000)
