@@ -21,7 +21,8 @@
  *   - tw_next_expiry() is the earliest deadline (exact schemes), or lies
  *     between the earliest deadline and the earliest latest-allowed tick
  *     (coarse); an advance to the tick before it fires nothing, and one to
- *     it fires something;
+ *     it fires something; tw_next_wakeup(), asked first, is after now (or
+ *     a due timer's deadline) and not after it;
  *   - the pull API: tw_collect() queues what is due, tw_get_expired() hands
  *     out only queued timers, in the order the collects queued them;
  *   - FIFO among equal deadlines for ordered, heap and wheel (and lawn
@@ -317,10 +318,17 @@ static int model_min(tw_time_t *mn, tw_time_t *ml)
 
 static void check_next(tw_time_t *out)
 {
-    tw_time_t ne = 0, mn = 0, ml = 0;
+    tw_time_t ne = 0, mn = 0, ml = 0, wk = 0;
+    /* the wake-up first: asking tw_next_expiry() may fill a wheel's cache */
+    int rw = tw_next_wakeup(F.tw, &wk);
     int rc = tw_next_expiry(F.tw, &ne);
     int any = model_min(&mn, &ml);
     FZ_ASSERT(rc == any, "tw_next_expiry returned %d, model has %d", rc, any);
+    FZ_ASSERT(rw == any, "tw_next_wakeup returned %d, model has %d", rw, any);
+    if (any) /* never after the next expiry; after now unless a timer is due */
+        FZ_ASSERT(wk <= ne && (wk > tw_now(F.tw) || ne <= tw_now(F.tw)),
+                  "tw_next_wakeup %" PRIu64 " against next expiry %" PRIu64 " at now %" PRIu64,
+                  wk, ne, tw_now(F.tw));
     if (any) {
         if (F.exact)
             FZ_ASSERT(ne == mn, "tw_next_expiry %" PRIu64 ", earliest deadline %" PRIu64, ne,

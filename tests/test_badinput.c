@@ -124,6 +124,8 @@ static void case_null_args(struct ctx *c)
     BAD(tw_collect(NULL, tw_now(tw) + 1), TW_EINVAL);
     BAD(tw_next_expiry(NULL, &d), TW_EINVAL);
     BAD(tw_next_expiry(tw, NULL), TW_EINVAL);
+    BAD(tw_next_wakeup(NULL, &d), TW_EINVAL);
+    BAD(tw_next_wakeup(tw, NULL), TW_EINVAL);
     BAD(tw_check(NULL, msg, sizeof msg), TW_EINVAL);
     BAD(tw_check(NULL, NULL, 0), TW_EINVAL);
     BAD(tw_destroy(NULL), TW_EINVAL);
