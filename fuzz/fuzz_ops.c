@@ -41,6 +41,7 @@
  * exit, the number of inputs run per scheme is printed to stderr.
  */
 #include "fuzz_ops.h"
+#include "scheme.h" /* the schemes' traits (internal) */
 #include "twheel.h"
 
 #include <inttypes.h>
@@ -443,9 +444,9 @@ static void do_stop(int i)
 
 /* -------------------------------------------------------------- callback */
 
-static int is_lawn_like(void)
+static int takes_hints(void)
 {
-    return F.s == TW_LAWN || F.s == TW_HYBRID;
+    return tw_schemes[F.s]->hint != NULL;
 }
 
 static void fz_cb(struct tw *tw, struct tw_timer *t)
@@ -924,10 +925,10 @@ static void setup(const uint8_t b0, uint8_t b1, uint8_t b2)
         F.cfg.ttl_threshold = thresholds[(b1 >> 2) & 3u];
     F.cfg.allocator = (b1 & 0x10) ? &fz_alloc_norealloc : &fz_alloc;
     F.now = F.cfg.start;
-    F.exact = F.s != TW_HIERARCHICAL_COARSE;
-    F.fifo = F.s == TW_ORDERED || F.s == TW_HEAP || F.s == TW_WHEEL;
+    F.exact = !tw_schemes[F.s]->keeps_late;
+    F.fifo = tw_schemes[F.s]->order == TW_ORDER_DEADLINE;
     F.lawn_fifo = F.s == TW_LAWN;
-    F.allocates = F.s == TW_HEAP || F.s == TW_LAWN || F.s == TW_HYBRID;
+    F.allocates = tw_schemes[F.s]->reserve != NULL;
     F.S = F.cfg.slots;
     F.slot_bits = F.cfg.slots ? log2u(F.cfg.slots) : 0;
     for (int i = 0; i < FZ_NTIMERS; i++)
@@ -942,7 +943,7 @@ static void op_ttl_hint(struct reader *r)
     int may_fail = F.fail_after >= 0;
     int rc = tw_ttl_hint(F.tw, ttl, (enum tw_ttl_hint)hint);
     trace("ttl_hint %" PRIu64 " %u: %d", ttl, hint, rc);
-    int bad = !is_lawn_like() || ttl == 0 || hint > TW_TTL_WHEEL ||
+    int bad = !takes_hints() || ttl == 0 || hint > TW_TTL_WHEEL ||
               (F.s == TW_LAWN && hint == TW_TTL_WHEEL);
     if (bad)
         FZ_ASSERT(rc == TW_EINVAL, "tw_ttl_hint should be refused, returned %s",

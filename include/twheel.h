@@ -150,19 +150,36 @@ struct tw_timer {
 
 /* ------------------------------------------------------------ configuration */
 
-/* The schemes.  Table II of the paper lists their costs; docs/ has a page on
- * each.  The order here is the paper's order and is part of the ABI. */
+/* The schemes, one X(ENUM, name) each: the one list that enum tw_scheme,
+ * the names tw_scheme_name() gives and the library's table of schemes
+ * (src/schemes.c) are made from, the way libuv makes uv_handle_type.  Table
+ * II of the paper lists their costs; docs/schemes/ has a page on each.  The
+ * order is the paper's order and is part of the ABI: a new scheme goes at
+ * the end. */
+#define TW_SCHEME_MAP(X)                                                            \
+    X(LIST, list)                   /* Scheme 1: unordered list, O(n) per tick */     \
+    X(ORDERED, ordered)             /* Scheme 2: sorted list, O(n) start */           \
+    X(HEAP, heap)                   /* Scheme 3: 4-ary heap, O(log n) start/stop */   \
+    X(WHEEL, wheel)                 /* Scheme 4: MaxInterval slots, range-limited */  \
+    X(HASHED_SORTED, hashed_sorted) /* Scheme 5: hashed wheel, sorted slot lists */   \
+    X(HASHED, hashed)               /* Scheme 6: hashed wheel, unsorted lists */      \
+    X(HIERARCHICAL, hierarchical)   /* Scheme 7: levels of wheels, exact */           \
+    X(HIERARCHICAL_COARSE, hierarchical_coarse) /* Scheme 7, no migration (Nichols) */ \
+    X(LAWN, lawn)                   /* Lev-Libfeld's Timer Lawn: a FIFO per TTL */    \
+    X(HYBRID, hybrid)               /* Lawn queues for frequent TTLs, Scheme 7 else */ \
+    TW_SCHEME_MAP_EXTRA(X)
+
+/* Schemes a build of the library adds of its own, in the same form; empty
+ * unless the build defines it (the test suite builds one with a test-only
+ * scheme: docs/adding-a-scheme.md). */
+#ifndef TW_SCHEME_MAP_EXTRA
+#define TW_SCHEME_MAP_EXTRA(X)
+#endif
+
 enum tw_scheme {
-    TW_LIST = 0,             /* Scheme 1: unordered list, O(n) per tick */
-    TW_ORDERED,              /* Scheme 2: sorted list, O(n) start */
-    TW_HEAP,                 /* Scheme 3: 4-ary heap, O(log n) start/stop */
-    TW_WHEEL,                /* Scheme 4: MaxInterval slots, range-limited */
-    TW_HASHED_SORTED,        /* Scheme 5: hashed wheel, sorted slot lists */
-    TW_HASHED,               /* Scheme 6: hashed wheel, unsorted lists */
-    TW_HIERARCHICAL,         /* Scheme 7: levels of wheels, exact */
-    TW_HIERARCHICAL_COARSE,  /* Scheme 7 without migration (Nichols) */
-    TW_LAWN,                 /* Lev-Libfeld's Timer Lawn: a FIFO per TTL */
-    TW_HYBRID,               /* Lawn queues for frequent TTLs, Scheme 7 else */
+#define TW_SCHEME_ENUM_(ENUM, name) TW_##ENUM,
+    TW_SCHEME_MAP(TW_SCHEME_ENUM_)
+#undef TW_SCHEME_ENUM_
     TW_SCHEME_COUNT
 };
 

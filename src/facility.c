@@ -86,7 +86,7 @@ const char *tw_scheme_name(enum tw_scheme scheme)
 {
     if ((unsigned)scheme >= TW_SCHEME_COUNT)
         return NULL;
-    return tw_schemes[scheme] ? tw_schemes[scheme]->name : NULL;
+    return tw_scheme_names[scheme];
 }
 
 int tw_scheme_from_name(const char *name)
@@ -94,14 +94,14 @@ int tw_scheme_from_name(const char *name)
     if (name == NULL)
         return TW_EINVAL;
     for (int i = 0; i < TW_SCHEME_COUNT; i++)
-        if (tw_schemes[i] && strcmp(name, tw_schemes[i]->name) == 0)
+        if (strcmp(name, tw_scheme_names[i]) == 0)
             return i;
     return TW_EINVAL;
 }
 
 int tw_scheme_available(enum tw_scheme scheme)
 {
-    return (unsigned)scheme < TW_SCHEME_COUNT && tw_schemes[scheme] != NULL;
+    return (unsigned)scheme < TW_SCHEME_COUNT;
 }
 
 /* ------------------------------------------------------- configuration */

@@ -22,15 +22,26 @@
 #include "check.h"
 #include "facility.h"
 
+/* The order in which the timers of one advance fire, as a scheme promises
+ * it (twheel.h, tw_collect()): timers already due when started come first
+ * in every scheme; then */
+enum tw_order {
+    TW_ORDER_NONE = 0,   /* no order */
+    TW_ORDER_EQUAL_FIFO, /* equal deadlines in start order */
+    TW_ORDER_DEADLINE,   /* deadline order, equal deadlines in start order */
+};
+
+/* One scheme.  Its name and enum value come from TW_SCHEME_MAP (twheel.h);
+ * the rest, traits and hooks, is here. */
 struct tw_ops {
-    /* The scheme's name (tw_scheme_name()). */
-    const char *name;
     /* tw_config_init()'s slots for this scheme; 0 where it has none. */
     uint32_t default_slots;
     /* True when the scheme may keep a timer past its deadline (it fires
      * late, never early): then remove() is called for every pending timer,
      * wherever it is, and must cope with one on a core list. */
     bool keeps_late;
+    /* The callback order it promises. */
+    enum tw_order order;
     /* NULL for a configuration the scheme accepts, else why not: a static
      * sentence naming the field and the rule, which tw_config_check()
      * hands out with TW_ECONFIG (as given: tw_create applies no defaults;
@@ -88,9 +99,10 @@ struct tw_ops {
     int (*hint)(struct tw *tw, tw_time_t ttl, int hint);
 };
 
-/* Every scheme's ops, by enum tw_scheme (schemes.c, the one table that
- * names them). */
+/* Every scheme's ops and name, by enum tw_scheme (schemes.c, from
+ * TW_SCHEME_MAP). */
 extern const struct tw_ops *const tw_schemes[TW_SCHEME_COUNT];
+extern const char *const tw_scheme_names[TW_SCHEME_COUNT];
 extern const enum tw_scheme tw_default_scheme;
 
 /* Common checks on a node the scheme holds: valid, pending, owned, after now

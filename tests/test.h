@@ -202,15 +202,26 @@ static inline tw_time_t sat_sub(tw_time_t a, tw_time_t b)
 static inline tw_time_t min_u64(tw_time_t a, tw_time_t b) { return a < b ? a : b; }
 static inline tw_time_t max_u64(tw_time_t a, tw_time_t b) { return a > b ? a : b; }
 
-/* 1 for schemes that fire at exactly the deadline's tick; 0 for
- * hierarchical_coarse, which may fire late (never early). */
+/* What each scheme promises, read from its traits (src/scheme.h), so that
+ * a new scheme is tested by what it declares, with no line here. */
+
+/* 1 for schemes that fire at exactly the deadline's tick; 0 for those that
+ * may fire late (never early), as hierarchical_coarse. */
 int scheme_exact(enum tw_scheme s);
 
-/* 1 for schemes that document FIFO order among equal deadlines. */
 /* What order a scheme promises among the timers of one advance (twheel.h,
  * tw_advance): 2, deadline order and start order among equal deadlines;
  * 1, start order among equal deadlines only; 0, none. */
 int scheme_fifo(enum tw_scheme s);
+
+/* 1 for schemes whose tw_start() may ask the allocator for memory. */
+int scheme_allocates(enum tw_scheme s);
+
+/* 1 for schemes that take tw_ttl_hint(). */
+int scheme_takes_hints(enum tw_scheme s);
+
+/* The TW_OPT_ bits the scheme takes. */
+uint32_t scheme_options(enum tw_scheme s);
 
 /* The last tick by which a timer started at `start_now` with absolute
  * `deadline` must have fired (the deadline itself for exact schemes), for

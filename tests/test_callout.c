@@ -701,12 +701,6 @@ static void case_bad_input(struct ctx *c)
 
 /* ------------------------------------------------------ allocation */
 
-/* Schemes whose tw_start() may ask the allocator for memory. */
-static int scheme_allocates(enum tw_scheme s)
-{
-    return s == TW_HEAP || s == TW_LAWN || s == TW_HYBRID;
-}
-
 static void case_alloc_fail(struct ctx *c)
 {
     enum { NH = 4, NK = 200 };

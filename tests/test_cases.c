@@ -1475,8 +1475,7 @@ static void case_next_expiry_earliest_leave(struct ctx *c)
 static int pin_queue(struct tw *tw, tw_time_t ttl)
 {
     int rc = tw_ttl_hint(tw, ttl, TW_TTL_QUEUE);
-    enum tw_scheme s = tw_get_scheme(tw);
-    return s == TW_LAWN || s == TW_HYBRID ? rc == 0 : rc == TW_EINVAL;
+    return scheme_takes_hints(tw_get_scheme(tw)) ? rc == 0 : rc == TW_EINVAL;
 }
 
 /* Stops in start order, each of the earliest pending timer, as request

@@ -5,22 +5,32 @@
  */
 #include "test.h"
 
+#include "scheme.h" /* the schemes' traits: internal */
+
 #include <stdlib.h>
 #include <string.h>
 
 /* -------------------------------------------------------------- schemes */
 
-int scheme_exact(enum tw_scheme s)
-{
-    return s != TW_HIERARCHICAL_COARSE;
-}
+int scheme_exact(enum tw_scheme s) { return !tw_schemes[s]->keeps_late; }
 
 int scheme_fifo(enum tw_scheme s)
 {
-    if (s == TW_ORDERED || s == TW_HEAP || s == TW_WHEEL)
+    switch (tw_schemes[s]->order) {
+    case TW_ORDER_DEADLINE:
         return 2;
-    return s == TW_LIST || s == TW_HASHED || s == TW_HASHED_SORTED;
+    case TW_ORDER_EQUAL_FIFO:
+        return 1;
+    default:
+        return 0;
+    }
 }
+
+int scheme_allocates(enum tw_scheme s) { return tw_schemes[s]->reserve != NULL; }
+
+int scheme_takes_hints(enum tw_scheme s) { return tw_schemes[s]->hint != NULL; }
+
+uint32_t scheme_options(enum tw_scheme s) { return tw_schemes[s]->options; }
 
 tw_time_t latest_fire_slots(enum tw_scheme s, uint32_t slots, tw_time_t start_now,
                             tw_time_t deadline)

@@ -210,7 +210,7 @@ static int hashed_check(struct tw *tw, struct tw_checker *c)
 }
 
 const struct tw_ops tw_hashed_ops = {
-    .name = "hashed",
+    .order = TW_ORDER_EQUAL_FIFO,
     .default_slots = 4096,
     .validate = tw_slots_validate,
     .state_size = hashed_state_size,

@@ -141,7 +141,7 @@ static int hsorted_check(struct tw *tw, struct tw_checker *c)
 }
 
 const struct tw_ops tw_hashed_sorted_ops = {
-    .name = "hashed_sorted",
+    .order = TW_ORDER_EQUAL_FIFO,
     .default_slots = 4096,
     .validate = tw_slots_validate,
     .state_size = hsorted_state_size,

@@ -174,7 +174,7 @@ static int heap_check(struct tw *tw, struct tw_checker *c)
 }
 
 const struct tw_ops tw_heap_ops = {
-    .name = "heap",
+    .order = TW_ORDER_DEADLINE,
     .state_size = heap_state_size,
     .init = heap_init,
     .fini = heap_fini,

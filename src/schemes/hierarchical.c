@@ -420,8 +420,8 @@ static int hier_stop(struct tw *tw, struct tw_timer *t)
     return tw_wheel_stop(tw, t, hier_stop_full);
 }
 
-const struct tw_ops tw_hier_ops = {
-    .name = "hierarchical",
+const struct tw_ops tw_hierarchical_ops = {
+    .order = TW_ORDER_NONE,
     .default_slots = 64,
     .validate = hier_validate,
     .state_size = hier_state_size,

@@ -322,8 +322,8 @@ static int coarse_stop(struct tw *tw, struct tw_timer *t)
     return tw_wheel_stop(tw, t, coarse_stop_full);
 }
 
-const struct tw_ops tw_coarse_ops = {
-    .name = "hierarchical_coarse",
+const struct tw_ops tw_hierarchical_coarse_ops = {
+    .order = TW_ORDER_NONE,
     .default_slots = 64,
     .keeps_late = COARSE_KEEPS_LATE,
     .validate = coarse_validate,

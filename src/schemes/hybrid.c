@@ -353,7 +353,7 @@ static int hybrid_stop(struct tw *tw, struct tw_timer *t)
 }
 
 const struct tw_ops tw_hybrid_ops = {
-    .name = "hybrid",
+    .order = TW_ORDER_NONE,
     .default_slots = 64,
     .validate = hybrid_validate,
     .state_size = hybrid_state_size,

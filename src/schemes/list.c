@@ -105,7 +105,7 @@ static int list_check(struct tw *tw, struct tw_checker *c)
 }
 
 const struct tw_ops tw_list_ops = {
-    .name = "list",
+    .order = TW_ORDER_EQUAL_FIFO,
     .state_size = list_state_size,
     .init = list_init,
     .fini = list_fini,

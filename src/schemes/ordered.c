@@ -118,7 +118,7 @@ static int ordered_check(struct tw *tw, struct tw_checker *c)
 }
 
 const struct tw_ops tw_ordered_ops = {
-    .name = "ordered",
+    .order = TW_ORDER_DEADLINE,
     .options = TW_OPT_ORDERED_FRONT,
     .state_size = ordered_state_size,
     .init = ordered_init,

@@ -114,7 +114,7 @@ static int wheel_check(struct tw *tw, struct tw_checker *c)
 }
 
 const struct tw_ops tw_wheel_ops = {
-    .name = "wheel",
+    .order = TW_ORDER_DEADLINE,
     .default_slots = 4096,
     .validate = tw_slots_validate,
     .state_size = wheel_state_size,
