@@ -16,8 +16,9 @@
  * costs O(distinct TTLs) whenever something is due.  Here the non-empty
  * queues sit in a binary min-heap keyed by (a lower bound of, below) their
  * head's deadline, so an advance pops only the queues whose key is due:
- * O(expired + q log k) for q queues touched among k.  (TW_OPT_LAWN_SCAN keeps the paper's scan, to
- * measure what the heap buys: docs/schemes/lawn.md.)  The heap's root is
+ * O(expired + q log k) for q queues touched among k.  (TW_OPT_LAWN_SCAN
+ * keeps the paper's scan, lawn_scan.c, to measure what the heap buys:
+ * docs/schemes/lawn.md.)  The heap's root is
  * the paper's "closest expiration": an advance with nothing due is one
  * compare in the facility (its horizon), amortised as below.
  *
@@ -140,7 +141,7 @@ static int rehash(struct tw *tw, struct lawn_state *L, uint32_t nb)
 }
 
 /* Keep a queue taken out of the hash for reuse, or free it. */
-static void release(struct tw *tw, struct lawn_state *L, struct lawn_q *q)
+void tw_lawn_release(struct tw *tw, struct lawn_state *L, struct lawn_q *q)
 {
     L->nq--;
     if (L->nspare < LAWN_MAX_SPARE) {
@@ -153,7 +154,7 @@ static void release(struct tw *tw, struct lawn_state *L, struct lawn_q *q)
 }
 
 /* Shrink the tables when a quarter full; failing to is harmless. */
-static void shrink(struct tw *tw, struct lawn_state *L)
+void tw_lawn_shrink(struct tw *tw, struct lawn_state *L)
 {
     if (L->nbucket > LAWN_MIN_BUCKETS && L->nq < L->nbucket / 4)
         (void)rehash(tw, L, L->nbucket / 2);
@@ -176,8 +177,8 @@ static void maybe_reclaim(struct tw *tw, struct lawn_state *L, struct lawn_q *q)
     while (*pp != q)
         pp = &(*pp)->hnext;
     *pp = q->hnext;
-    release(tw, L, q);
-    shrink(tw, L);
+    tw_lawn_release(tw, L, q);
+    tw_lawn_shrink(tw, L);
 }
 
 /* ------------------------------------------------------- setup */
@@ -335,38 +336,16 @@ static bool mow(struct lawn_state *L, struct lawn_q *q, tw_time_t now, struct tw
     return true;
 }
 
+bool tw_lawn_mow(struct lawn_state *L, struct lawn_q *q, tw_time_t now, struct tw_ready *out,
+                 tw_time_t *e)
+{
+    return mow(L, q, now, out, e);
+}
+
 void tw_lawn_collect(struct tw *tw, struct lawn_state *L, tw_time_t now, struct tw_ready *out)
 {
     if (L->scan) {
-        /* The paper's bookkeeping: peek at every queue's head. */
-        tw_time_t closest = TW_TIME_MAX;
-        for (uint32_t i = 0; i < L->nbucket; i++) {
-            struct lawn_q *q = L->bucket[i];
-            while (q) {
-                struct lawn_q *n = q->hnext;
-                if (!tw_list_empty(&q->list)) {
-                    tw_time_t e = tw_of(q->list.next)->tw_expires;
-                    if ((e > now || mow(L, q, now, out, &e)) && e < closest)
-                        closest = e;
-                }
-                q = n;
-            }
-        }
-        /* Reclaim the emptied queues, then shrink once. */
-        for (uint32_t i = 0; i < L->nbucket; i++) {
-            struct lawn_q **pp = &L->bucket[i];
-            while (*pp) {
-                struct lawn_q *q = *pp;
-                if (q->mode == TW_TTL_AUTO && tw_list_empty(&q->list)) {
-                    *pp = q->hnext;
-                    release(tw, L, q);
-                } else {
-                    pp = &q->hnext;
-                }
-            }
-        }
-        shrink(tw, L);
-        tw->horizon = closest;
+        tw_lawn_scan_collect(tw, L, now, out);
         return;
     }
     while (L->hlen > 0 && L->heap[0].e <= now) {
@@ -387,33 +366,21 @@ void tw_lawn_collect(struct tw *tw, struct lawn_state *L, tw_time_t now, struct 
 int tw_lawn_next(struct tw *tw, struct lawn_state *L, tw_time_t *out)
 {
     (void)tw;
-    if (!L->scan) {
-        /* Correct stale keys at the root until the root's is exact: then
-         * it is the least deadline, every other key being a lower bound. */
-        while (L->hlen > 0) {
-            struct lawn_q *q = L->heap[0].q;
-            tw_time_t e = tw_of(q->list.next)->tw_expires;
-            if (e == L->heap[0].e)
-                break;
-            hupdate(L, q, e);
-        }
-        if (L->hlen == 0)
-            return 0;
-        *out = L->heap[0].e;
-        return 1;
+    if (L->scan)
+        return tw_lawn_scan_next(L, out);
+    /* Correct stale keys at the root until the root's is exact: then it is
+     * the least deadline, every other key being a lower bound. */
+    while (L->hlen > 0) {
+        struct lawn_q *q = L->heap[0].q;
+        tw_time_t e = tw_of(q->list.next)->tw_expires;
+        if (e == L->heap[0].e)
+            break;
+        hupdate(L, q, e);
     }
-    bool any = false;
-    tw_time_t best = TW_TIME_MAX;
-    for (uint32_t i = 0; i < L->nbucket; i++)
-        for (struct lawn_q *q = L->bucket[i]; q; q = q->hnext)
-            if (!tw_list_empty(&q->list)) {
-                any = true;
-                if (tw_of(q->list.next)->tw_expires < best)
-                    best = tw_of(q->list.next)->tw_expires;
-            }
-    if (any)
-        *out = best;
-    return any;
+    if (L->hlen == 0)
+        return 0;
+    *out = L->heap[0].e;
+    return 1;
 }
 
 int tw_lawn_hint(struct tw *tw, struct lawn_state *L, tw_time_t ttl, int hint)

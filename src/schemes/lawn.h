@@ -79,4 +79,20 @@ int tw_lawn_check(struct tw *tw, struct lawn_state *L, struct tw_checker *c, uin
                   tw_time_t horizon);
 int tw_lawn_hint(struct tw *tw, struct lawn_state *L, tw_time_t ttl, int hint);
 
+/* For lawn_scan.c: move the due prefix of q, whose head is due, to a ready
+ * lane; false if q emptied, else true and its new head's deadline in *e. */
+bool tw_lawn_mow(struct lawn_state *L, struct lawn_q *q, tw_time_t now, struct tw_ready *out,
+                 tw_time_t *e);
+/* Keep a queue taken out of the hash for reuse, or free it; shrink the
+ * tables when a quarter full. */
+void tw_lawn_release(struct tw *tw, struct lawn_state *L, struct lawn_q *q);
+void tw_lawn_shrink(struct tw *tw, struct lawn_state *L);
+
+/* TW_OPT_LAWN_SCAN (lawn_scan.c): the paper's bookkeeping, a peek at every
+ * queue's head, with no heads heap; what tw_lawn_collect() and
+ * tw_lawn_next() do in that mode. */
+void tw_lawn_scan_collect(struct tw *tw, struct lawn_state *L, tw_time_t now,
+                          struct tw_ready *out);
+int tw_lawn_scan_next(const struct lawn_state *L, tw_time_t *out);
+
 #endif
