@@ -6,9 +6,10 @@
  * translation unit that defines a small driver (open, start, stop, advance,
  * close) and then includes workloads.h, which expands the workloads against
  * that driver with direct calls, so the figures carry no dispatch cost that
- * a user of the target would not pay.  The harness (twbench.c) picks what to
- * run, takes statistics, checks slopes and crossovers; report.c writes the
- * JSON, the SVG plots and report.html.
+ * a user of the target would not pay.  The harness (twbench.c and the files
+ * twbench.h names) picks what to run, takes statistics, checks slopes and
+ * crossovers; report.c and the files report.h names write the JSON, the SVG
+ * plots, report.html and summary.md.
  *
  * Time inside a workload is in ticks of the target.  twheel's ticks are
  * abstract; the peers map a tick to their own unit (peer_*.c say which) and
@@ -38,8 +39,19 @@ enum wl_id {
 #define TTL_R UINT64_C(1000000)
 #define TTL_MANY 100000u
 
+/* expire-jump: the longest interval and the jump, 2^40 ticks (12.7 days in
+ * microseconds, 35 years in milliseconds): see wl_expire(). */
+#define WL_EXPIRE_JUMP (UINT64_C(1) << 40)
+
+/* The long jumps of tick, part 2, and where its timers are: the jumps of
+ * all windows together stay below WL_JUMP_LO, and 2^44 ticks is as far as
+ * libuv's milliseconds can go on a nanosecond clock: see wl_tick(). */
+#define WL_JUMP (UINT64_C(1) << 36)
+#define WL_JUMP_LO (UINT64_C(1) << 43)
+#define WL_JUMP_HI ((UINT64_C(1) << 44) - 1)
+
 /* What the harness asks one run of a workload to do.  The interval ranges
- * are inclusive and already fitted to the target (see twbench.c). */
+ * are inclusive and already fitted to the target (see plan.c). */
 struct wl_spec {
     enum wl_id wl;
     int scheme;            /* twheel targets: enum tw_scheme; peers: unused */

@@ -1,6 +1,7 @@
 /*
- * harness.h -- what twbench.c (runs and tables), report.c (JSON, SVG,
- * report.html) and advise.c (twbench advise) share: targets, series of
+ * harness.h -- what the run (twbench.c and the files of twbench.h), the
+ * report (report.c and the files of report.h: JSON, SVG, report.html,
+ * summary.md) and advise.c (twbench advise) share: targets, series of
  * cells, the machine's description.
  */
 #ifndef TWBENCH_HARNESS_H
@@ -131,8 +132,9 @@ struct run_opts {
 };
 extern struct run_opts ropt;
 
-/* report.c */
+/* report_json.c: twbench.json. */
 void json_write(FILE *f);
+/* report.c */
 /* Write report.html, summary.md (the which-scheme summary and the table of
  * every target at the largest n, in Markdown), the SVG plots (one or more
  * per series, at most about six lines each) and fig9.svg, and
@@ -144,7 +146,12 @@ int report_write(const char *dir, char *err, size_t errlen);
 int report_probe(const char *dir, char *err, size_t errlen);
 /* util.c */
 const char *fmt_n(size_t n, char *buf, size_t len);
+/* qsort()'s order of doubles, ascending. */
+int cmp_double(const void *a, const void *b);
+/* The median, minimum and maximum of v[0..k-1], 1 <= k <= WINDOWS_MAX. */
+void stats(const double *v, int k, double *med, double *mn, double *mx);
 
+/* claims.c: "0", "log", "1", or "-" for none. */
 const char *claim_name(enum claim c);
 
 /* advise.c */

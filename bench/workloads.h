@@ -245,9 +245,7 @@ static void wl_churn(const struct wl_spec *s, struct rng *r, struct wl_result *r
 
 /* The warm-up window of expire runs at most this many timers. */
 #define WL_EXPIRE_WARM_N 100000u
-/* expire-jump: the longest interval and the jump, 2^40 ticks (12.7 days in
- * microseconds, 35 years in milliseconds). */
-#define WL_EXPIRE_JUMP (UINT64_C(1) << 40)
+/* expire-jump's longest interval and jump: WL_EXPIRE_JUMP (bench.h). */
 
 /*
  * expire: start n timers with intervals in [lo, hi] (timed), then advance one
@@ -436,12 +434,8 @@ static void wl_tcp(const struct wl_spec *s, struct rng *r, struct wl_result *res
     drv_close(&d);
 }
 
-/* The long jumps of tick, part 2, and where its timers are: the jumps of
- * all windows together stay below WL_JUMP_LO, and 2^44 ticks is as far as
- * libuv's milliseconds can go on a nanosecond clock. */
-#define WL_JUMP (UINT64_C(1) << 36)
-#define WL_JUMP_LO (UINT64_C(1) << 43)
-#define WL_JUMP_HI ((UINT64_C(1) << 44) - 1)
+/* The long jumps of tick, part 2, and where its timers are: WL_JUMP,
+ * WL_JUMP_LO and WL_JUMP_HI (bench.h). */
 
 /* Jumps per window: as many as fit, at most 16 (one jump is too short to
  * time alone: a clock read costs as much). */

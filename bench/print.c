@@ -1,0 +1,392 @@
+/*
+ * print.c -- twbench's text on stdout: a table per series (the median of
+ * every target at every n, why a cell is empty, the best twheel scheme
+ * over the best peer, the --ratio lines), the peers' setup, bytes per
+ * timer, the slopes against their claims, fig9 and the lawn crossover.
+ * The report's files (report*.c) show the same figures in HTML, Markdown
+ * and JSON.
+ */
+#define _GNU_SOURCE
+
+#include "twbench.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *missing_text(int ti)
+{
+    const char *m = targets[ti].missing;
+    return m && strlen(m) <= 40 ? m : "unusable";
+}
+
+static int col_width(int ti)
+{
+    int w = (int)strlen(targets[ti].name);
+    if (targets[ti].missing)
+        w = (int)strlen(missing_text(ti));
+    return w < 9 ? 9 : w;
+}
+
+static void print_value(double v, int w)
+{
+    if (v >= 10000)
+        printf("  %*.0f", w, v);
+    else
+        printf("  %*.1f", w, v);
+}
+
+static int series_has_target(const struct series *s, int ti)
+{
+    for (int xi = 0; xi < s->nx; xi++)
+        if (s->cell[xi][ti].state != CELL_NONE)
+            return 1;
+    return 0;
+}
+
+/* a / b for one point: with rounds run side by side (neither copied from
+ * another series, or both), the median of the ratios within a round and
+ * their range, *paired = 1; else the ratio of the medians, *paired = 0.
+ * 0 when either is missing. */
+static double paired_ratio(const struct cell *a, const struct cell *b, double *lo, double *hi,
+                           int *paired)
+{
+    *paired = 0;
+    if (a->state != CELL_OK || b->state != CELL_OK || a->med <= 0 || b->med <= 0)
+        return 0;
+    if (a->rounds > 1 && a->rounds == b->rounds && a->copied == b->copied) {
+        *paired = 1;
+        double q[ROUNDS_MAX], med;
+        for (int r = 0; r < a->rounds; r++)
+            q[r] = a->round_med[r] / b->round_med[r];
+        stats(q, a->rounds, &med, lo, hi);
+        return med;
+    }
+    *lo = *hi = a->med / b->med;
+    return *lo;
+}
+
+/* The --ratio lines under a table. */
+static void print_ratios(const struct series *s)
+{
+    char nb[32];
+    for (int k = 0; k < opt.nratio; k++) {
+        int a = target_index(opt.ratio[k][0]), b = target_index(opt.ratio[k][1]);
+        if (a < 0 || b < 0 || !series_has_target(s, a) || !series_has_target(s, b))
+            continue;
+        printf("   %s / %s:", targets[a].name, targets[b].name);
+        for (int xi = 0; xi < s->nx; xi++) {
+            int paired;
+            double lo, hi, r = paired_ratio(&s->cell[xi][a], &s->cell[xi][b], &lo, &hi, &paired);
+            if (r <= 0)
+                continue;
+            printf(" %s %.2fx", fmt_n(s->by_ttls ? s->d[xi] : s->n[xi], nb, sizeof nb), r);
+            if (paired)
+                printf(" (%.2f-%.2f)", lo, hi);
+        }
+        printf("\n");
+    }
+}
+
+void print_series(const struct series *s)
+{
+    char nb[32];
+    int reps_lo = 99, reps_hi = 0;
+    for (int xi = 0; xi < s->nx; xi++)
+        for (int ti = 0; ti < ntargets; ti++)
+            if (s->cell[xi][ti].state == CELL_OK) {
+                int r = s->cell[xi][ti].reps;
+                reps_lo = r < reps_lo ? r : reps_lo;
+                reps_hi = r > reps_hi ? r : reps_hi;
+            }
+    printf("\n== %s: %s", s->name, s->figure);
+    if (s->by_ttls)
+        printf(", n = %s", fmt_n(s->n[0], nb, sizeof nb));
+    if (reps_hi && opt.rounds > 1 && reps_lo == reps_hi)
+        printf(" (median of %d rounds, each the median of %d) ==\n", opt.rounds, reps_hi);
+    else if (reps_hi && opt.rounds > 1)
+        printf(" (median of %d rounds, each the median of %d-%d) ==\n", opt.rounds, reps_lo,
+               reps_hi);
+    else if (reps_hi && reps_lo == reps_hi)
+        printf(" (median of %d) ==\n", reps_hi);
+    else if (reps_hi)
+        printf(" (median of %d-%d) ==\n", reps_lo, reps_hi);
+    else
+        printf(" ==\n");
+    int any_peer = 0;
+    for (int ti = 0; ti < ntargets; ti++)
+        if (targets[ti].peer != PEER_NONE && series_has_target(s, ti))
+            any_peer = 1;
+    printf("%8s", s->by_ttls ? "D" : "n");
+    for (int ti = 0; ti < ntargets; ti++)
+        if (series_has_target(s, ti))
+            printf("  %*s", col_width(ti), targets[ti].name);
+    if (any_peer)
+        printf("  best twheel / best peer");
+    printf("\n");
+    for (int xi = 0; xi < s->nx; xi++) {
+        printf("%8s", fmt_n(s->by_ttls ? s->d[xi] : s->n[xi], nb, sizeof nb));
+        int best = -1, bestp = -1;
+        for (int ti = 0; ti < ntargets; ti++) {
+            if (!series_has_target(s, ti))
+                continue;
+            const struct cell *c = &s->cell[xi][ti];
+            int w = col_width(ti);
+            switch (c->state) {
+            case CELL_OK:
+                print_value(c->med, w);
+                if (targets[ti].peer == PEER_NONE) {
+                    if (best < 0 || c->med < s->cell[xi][best].med)
+                        best = ti;
+                } else if (bestp < 0 || c->med < s->cell[xi][bestp].med)
+                    bestp = ti;
+                break;
+            case CELL_SKIP:
+                printf("  %*s", w, "skipped");
+                break;
+            case CELL_NA:
+                printf("  %*s", w, "n/a");
+                break;
+            case CELL_MISSING:
+                printf("  %*s", w, missing_text(ti));
+                break;
+            case CELL_NONE:
+                printf("  %*s", w, "-");
+                break;
+            }
+        }
+        if (any_peer) {
+            int paired = 0;
+            double lo = 0, hi = 0, r = best >= 0 && bestp >= 0
+                                          ? paired_ratio(&s->cell[xi][best], &s->cell[xi][bestp],
+                                                         &lo, &hi, &paired)
+                                          : 0;
+            if (r > 0 && paired)
+                printf("  %s / %s %.2fx (%d rounds %.2f-%.2f)", targets[best].name,
+                       targets[bestp].name, r, s->cell[xi][best].rounds, lo, hi);
+            else if (r > 0)
+                printf("  %s / %s %.2fx", targets[best].name, targets[bestp].name, r);
+            else
+                printf("  -");
+        }
+        printf("\n");
+    }
+    /* Notes: why cells are empty, and what was changed for a target. */
+    for (int ti = 0; ti < ntargets; ti++) {
+        if (!series_has_target(s, ti))
+            continue;
+        const char *why = NULL;
+        size_t from = 0;
+        int folded = 0;
+        for (int xi = 0; xi < s->nx; xi++) {
+            const struct cell *c = &s->cell[xi][ti];
+            if (c->state == CELL_SKIP || c->state == CELL_NA || c->state == CELL_MISSING) {
+                if (!why)
+                    from = s->by_ttls ? s->d[xi] : s->n[xi];
+                why = c->why;
+            }
+            if (c->state == CELL_OK && c->hi < (1u << 16))
+                folded = 1;
+        }
+        if (why && targets[ti].missing) {
+            if (strcmp(missing_text(ti), why) != 0)
+                printf("   %s: %s\n", targets[ti].name, why);
+        } else if (why && from == (s->by_ttls ? s->d[0] : s->n[0]))
+            printf("   %s: %s\n", targets[ti].name, why);
+        else if (why)
+            printf("   %s: %s >= %s %s\n", targets[ti].name, s->by_ttls ? "D" : "n",
+                   fmt_n(from, nb, sizeof nb), why);
+        if (folded && !strcmp(s->name, "idle"))
+            printf("   %s: idle timeout %llu (its MaxInterval) instead of 2^16\n",
+                   targets[ti].name, (unsigned long long)targets[ti].max_interval);
+        else if (folded)
+            printf("   %s: intervals drawn in [1, %llu] (its MaxInterval) instead of [1, %s]\n",
+                   targets[ti].name, (unsigned long long)targets[ti].max_interval,
+                   !strcmp(s->name, "expire-jump") ? "2^40" : "2^16");
+        if (targets[ti].late && !targets[ti].missing &&
+            (s->wl == WL_EXPIRE || s->wl == WL_TTL || s->wl == WL_TCP))
+            printf("   %s fires a timer one tick after its deadline (deadline < now)\n",
+                   targets[ti].name);
+    }
+    if (s->wl == WL_TCP) {
+        double lo = 101, hi = -1;
+        for (int xi = 0; xi < s->nx; xi++)
+            for (int ti = 0; ti < ntargets; ti++) {
+                const struct cell *c = &s->cell[xi][ti];
+                if (c->state != CELL_OK || c->last.ops == 0)
+                    continue;
+                double p = 100.0 * (double)c->last.stops / (double)c->last.ops;
+                lo = p < lo ? p : lo;
+                hi = p > hi ? p : hi;
+            }
+        if (hi >= 0)
+            printf("   share of operations that restarted a timer before expiry: %.1f%% .. %.1f%%\n",
+                   lo, hi);
+    }
+    if (s->by_ttls) {
+        printf("   D / n:");
+        for (int xi = 0; xi < s->nx; xi++)
+            printf(" %.2g", (double)s->d[xi] / (double)s->n[xi]);
+        printf("   (distinct TTLs per live timer; TTLs with a live timer ~ D (1 - e^(-n/D)))\n");
+    }
+    print_ratios(s);
+}
+
+void print_peer_notes(void)
+{
+    int any = 0;
+    for (int ti = 0; ti < ntargets; ti++) {
+        const struct target *t = &targets[ti];
+        if (t->peer == PEER_NONE)
+            continue;
+        if (!any)
+            printf("Peers, in virtual time (twbench interposes clock_gettime, gettimeofday, "
+                   "epoll_wait):\n");
+        any = 1;
+        if (t->missing) {
+            printf("  %-8s %s\n", t->name, t->info.error);
+            continue;
+        }
+        const char *how = t->peer == PEER_LIBEV ? "ev_timer_set+ev_timer_start / ev_timer_stop / "
+                                                  "ev_run(EVRUN_NOWAIT)"
+                          : t->peer == PEER_LIBUV
+                              ? "uv_timer_start / uv_timer_stop / uv_run(UV_RUN_NOWAIT)"
+                              : "event_add(timeval) / event_del / "
+                                "event_base_loop(NONBLOCK|ONCE)";
+        printf("  %-8s %s (%s): %s; 1 tick = %s; per advance %.0f poll(s) and %.0f clock "
+               "read(s), per start %.0f read(s)\n",
+               t->name, t->info.version, t->info.backend, how, t->tick,
+               t->info.polls_per_advance, t->info.reads_per_advance, t->info.reads_per_start);
+    }
+    if (!any)
+        return;
+    if (ropt.real_poll)
+        printf("  Measured (--real-poll): the real epoll_wait(0), %.0f ns each here.  Not "
+               "measured: the real clock_gettime, %.0f ns each here.\n",
+               machine.poll_ns, machine.clock_read_ns);
+    else
+        printf("  Not measured: the real epoll_wait(0) (stubbed: no fd is watched, it returns 0; "
+               "%.0f ns each here) and the real clock_gettime (%.0f ns each here).\n",
+               machine.poll_ns, machine.clock_read_ns);
+    printf("  libev fires a timer only when its deadline is strictly before now (one tick late); "
+           "libuv counts whole milliseconds (1 tick = 1 ms, exact in virtual time, up to 1 ms "
+           "late in real use); libevent fires at deadline <= now.\n");
+}
+
+void print_memory(void)
+{
+    char nb[32];
+    const struct series *s = NULL;
+    for (int si = 0; si < nseries && !s; si++)
+        if (!strcmp(series[si].name, "startstop") || !strcmp(series[si].name, "expire") ||
+            !strcmp(series[si].name, "tcp"))
+            s = &series[si];
+    if (!s)
+        return;
+    printf("\n== bytes per timer: node + own memory / n, n pending (%s) ==\n", s->name);
+    printf("%8s", "n");
+    for (int ti = 0; ti < ntargets; ti++)
+        if (series_has_target(s, ti))
+            printf("  %*s", col_width(ti), targets[ti].name);
+    printf("\n");
+    for (int xi = 0; xi < s->nx; xi++) {
+        printf("%8s", fmt_n(s->n[xi], nb, sizeof nb));
+        for (int ti = 0; ti < ntargets; ti++) {
+            if (!series_has_target(s, ti))
+                continue;
+            const struct cell *c = &s->cell[xi][ti];
+            if (c->state == CELL_OK)
+                printf("  %*.1f", col_width(ti), c->bytes_per_timer);
+            else
+                printf("  %*s", col_width(ti), "-");
+        }
+        printf("\n");
+    }
+}
+
+void print_slopes(void)
+{
+    int any = 0;
+    for (int si = 0; si < nseries; si++)
+        for (int ti = 0; ti < ntargets; ti++)
+            if (series[si].slope[ti].points >= 2)
+                any = 1;
+    if (!any)
+        return;
+    printf("\n== complexity: slope of log(ns/op) against log(n), claimed in brackets "
+           "(0: O(1), log: O(log n), 1: O(n)); ! contradicts the claim ==\n");
+    printf("%-15s", "figure");
+    for (int ti = 0; ti < ntargets; ti++)
+        if (!targets[ti].missing)
+            printf("  %*s", col_width(ti), targets[ti].name);
+    printf("\n");
+    for (int si = 0; si < nseries; si++) {
+        const struct series *s = &series[si];
+        if (s->by_ttls)
+            continue;
+        printf("%-15s", s->name);
+        for (int ti = 0; ti < ntargets; ti++) {
+            if (targets[ti].missing)
+                continue;
+            const struct slope *sl = &s->slope[ti];
+            char buf[32];
+            if (sl->points >= 2)
+                snprintf(buf, sizeof buf, "%s%.2f [%s]", sl->flag ? "!" : "", sl->s,
+                         claim_name(sl->claim));
+            else
+                snprintf(buf, sizeof buf, "-");
+            printf("  %*s", col_width(ti), buf);
+        }
+        printf("\n");
+    }
+    printf("   A claim of O(1) or O(log n) is contradicted by a slope above %.1f, a claim of O(n)"
+           " by one below %.1f:\n   between 1e5 and 1e6 every scheme slows with cache misses "
+           "(slope up to ~0.35 for O(1)), which no finer test survives.\n",
+           SLOPE_SUBLINEAR_MAX, SLOPE_LINEAR_MIN);
+    int flags = 0;
+    for (int si = 0; si < nseries; si++)
+        for (int ti = 0; ti < ntargets; ti++) {
+            const struct slope *sl = &series[si].slope[ti];
+            if (sl->points < 2 || !sl->flag)
+                continue;
+            if (!flags)
+                printf("   Contradictions:\n");
+            flags++;
+            printf("   ! %s on %s: slope %.2f over %d points (x%.1f), claimed %s (%s)\n",
+                   targets[ti].name, series[si].name, sl->s, sl->points, sl->ratio,
+                   claim_name(sl->claim), sl->why ? sl->why : "");
+        }
+    if (!flags)
+        printf("   No contradiction.\n");
+}
+
+void print_fig9(void)
+{
+    char nb[32];
+    if (!fig9.have) {
+        printf("\n== fig9: %s ==\n", fig9.why ? fig9.why : "not run");
+        return;
+    }
+    printf("\n== fig9: the paper's section VII experiment (ns per cancel + re-set of one "
+           "callout beyond n) ==\n");
+    printf("%8s  %14s  %16s  %16s  %8s\n", "n", "(a) BSD list", "(b) S6 + hash", "(c) S6 + handle",
+           "(c)/(b)");
+    for (int i = 0; i < fig9.npts; i++)
+        printf("%8s  %14.1f  %16.1f  %16.1f  %8.2f\n", fmt_n(fig9.n[i], nb, sizeof nb),
+               fig9.ns[0][i], fig9.ns[1][i], fig9.ns[2][i],
+               fig9.ns[1][i] > 0 ? fig9.ns[2][i] / fig9.ns[1][i] : 0.0);
+    printf("   slopes: (a) %.2f, (b) %.2f, (c) %.2f\n", fig9.slope[0], fig9.slope[1],
+           fig9.slope[2]);
+    printf("   checks: (a) grows linearly (slope > 0.7): %s; (b), (c) flat (slope < 0.3): %s; "
+           "(c) < (b) (median ratio %.2f): %s\n",
+           fig9.linear_ok ? "yes" : "NO", fig9.flat_ok ? "yes" : "NO", fig9.order_ratio,
+           fig9.order_ok ? "yes" : "NO");
+}
+
+void print_crossover(void)
+{
+    if (!cross.have)
+        return;
+    printf("\n== lawn crossover (ttl-sweep, n = %zu) ==\n", cross.n);
+    for (int i = 0; i < cross.ntext; i++)
+        printf("   %s\n", cross.text[i]);
+}

@@ -1,0 +1,568 @@
+/*
+ * report_html.c -- report.html: the machine and the command, the summary
+ * (the best twheel scheme, the default and the best peer at each n), every
+ * target at the largest n, the targets, how to read the plots, then per
+ * series its plots, notes and table, and the complexity, the lawn
+ * crossover and fig9.
+ */
+#define _GNU_SOURCE
+
+#include "report.h"
+
+#include <twheel.h>
+
+#include <string.h>
+
+static const char unstable_short[] =
+    "unstable: the samples fall in two clusters, the median may sit in either";
+static const char narrowed_short[] =
+    "shorter intervals than the others (up to its MaxInterval): an easier workload, not ranked";
+
+static void html_head(FILE *f)
+{
+    fprintf(f,
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            "<title>twbench report</title>\n<style>\n"
+            "body{font-family:\"DejaVu Sans\",Helvetica,Arial,sans-serif;font-size:15px;"
+            "line-height:1.45;color:#111;max-width:1440px;margin:0 auto;padding:0 16px 2em}\n"
+            "h1{font-size:1.7em;margin:.6em 0 .2em}h2{margin-top:1.8em;padding-bottom:.15em;"
+            "border-bottom:1px solid #ddd}p,li{max-width:60em}\n"
+            ".scroll{overflow-x:auto;max-width:100%%;margin:.5em 0}\n"
+            "table{border-collapse:collapse;font-size:14px}td,th{border:1px solid #ccc;"
+            "padding:2px 6px;white-space:nowrap;vertical-align:top}th{background:#f3f3f3;"
+            "text-align:left;font-weight:600}thead th{vertical-align:bottom;white-space:normal}\n"
+            "td.v{text-align:right;font-variant-numeric:tabular-nums}td.s{color:#777}"
+            ".scroll tr>th:first-child{position:sticky;left:0;z-index:1}"
+            "td.b{font-weight:bold}td.w{white-space:normal;min-width:8em}\n"
+            ".def{background:#e9f1fb}th.def{background:#d5e5f7}tr.def td,tr.def th{"
+            "background:#e9f1fb}\n"
+            ".fast{background:#d7efe6}.slow{background:#fbe3c8}\n"
+            "tbody.wl{border-top:2px solid #888}small,.ex{font-size:12px;color:#444}"
+            ".ex{display:block}\n"
+            ".u{color:#a14d00;font-weight:bold;cursor:help}.flag{color:#b00}\n"
+            ".plots{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%%,520px),"
+            "1fr));gap:10px 14px;margin:.6em 0}\n"
+            ".plots figure{margin:0}.plots img{width:100%%;height:auto;border:1px solid #ddd}\n"
+            ".note{font-size:14px;color:#333}\n"
+            "code{background:#f3f3f3;padding:0 3px;border-radius:3px}\n"
+            "pre{background:#f3f3f3;padding:6px 10px;overflow-x:auto}\n"
+            "svg.sw{vertical-align:middle;margin-right:4px}nav a{margin-right:.5em}\n"
+            "@media (max-width:720px){body{padding:0 8px;font-size:14px}table{font-size:13px}}\n"
+            "</style></head><body>\n");
+}
+
+static void html_machine(FILE *f)
+{
+    fprintf(f, "<h1>twbench report</h1>\n<p>twheel %s, run %s", tw_version(), machine.date);
+    if (machine.rev[0]) {
+        fprintf(f, " on source <code>");
+        xml_text(f, machine.rev);
+        fprintf(f, "</code>");
+    }
+    fprintf(f, ", %.0f s:</p>\n<pre>", ropt.seconds);
+    xml_text(f, ropt.cmdline);
+    fprintf(f, "</pre>\n<div class=\"scroll\"><table>");
+    fprintf(f, "<tr><th>CPU</th><td>");
+    xml_text(f, machine.cpu);
+    fprintf(f, " (%d online)</td></tr><tr><th>compiler</th><td>", machine.cpus);
+    xml_text(f, machine.compiler);
+    fprintf(f, " <code>");
+    xml_text(f, machine.flags);
+    fprintf(f, "</code></td></tr><tr><th>kernel</th><td>");
+    xml_text(f, machine.kernel);
+    fprintf(f, "</td></tr><tr><th>load average</th><td>%.2f at start, %.2f at the end</td></tr>"
+               "</table></div>\n",
+            machine.load_start[0], machine.load_end[0]);
+}
+
+/* A target's name in a table, which may break after an underscore, the
+ * late one daggered; mark_default: the default in bold and said so. */
+static void html_target(FILE *f, int ti, int mark_default)
+{
+    int def = mark_default && is_default(ti);
+    fprintf(f, "%s", def ? "<b>" : "");
+    for (const char *p = targets[ti].name; *p; p++)
+        fprintf(f, *p == '_' ? "_<wbr>" : "%c", *p);
+    fprintf(f, "%s%s", def ? "</b> <small>(default)</small>" : "",
+            fires_late(ti) ? "<sup>&dagger;</sup>" : "");
+}
+
+static void html_name(FILE *f, int ti)
+{
+    html_target(f, ti, 1);
+}
+
+/* The median of target ti at point xi, with the unstable mark in front
+ * and the narrower-intervals mark behind (titles: why). */
+static void html_value(FILE *f, const struct series *s, int xi, int ti)
+{
+    char b[32];
+    const struct cell *c = &s->cell[xi][ti];
+    if (cell_unstable(c))
+        fprintf(f, "<span class=\"u\" title=\"%s\">&asymp;</span>", unstable_short);
+    fprintf(f, "%s", fmt_ns(c->med, b, sizeof b));
+    if (cell_narrowed(s, xi, ti))
+        fprintf(f, "<sup class=\"u\" title=\"%s\">&Dagger;</sup>", narrowed_short);
+}
+
+/* The table cell of target ti at point xi: its median (bold: the best
+ * twheel scheme or peer there), or why there is none. */
+static void html_cell(FILE *f, const struct series *s, int xi, int ti, int bold)
+{
+    const struct cell *c = &s->cell[xi][ti];
+    switch (c->state) {
+    case CELL_OK:
+        fprintf(f, "<td class=\"v%s%s\" title=\"min %.1f, max %.1f, %d windows x %d round(s)\">",
+                bold ? " b" : "", is_default(ti) ? " def" : "", c->min, c->max, c->reps,
+                c->rounds > 1 ? c->rounds : 1);
+        html_value(f, s, xi, ti);
+        fprintf(f, "</td>");
+        break;
+    case CELL_NONE:
+        fprintf(f, "<td></td>");
+        break;
+    default:
+        fprintf(f, "<td class=\"s\" title=\"");
+        xml_text(f, c->why ? c->why : "");
+        fprintf(f, "\">%s</td>", c->state == CELL_SKIP ? "skipped"
+                                 : c->state == CELL_NA ? "n/a" : "missing");
+        break;
+    }
+}
+
+/* A table cell with a / b, shaded by which is faster; empty if either is
+ * missing. */
+static void html_ratio(FILE *f, const struct cell *a, const struct cell *b, const char *an,
+                       const char *bn, const char *cls)
+{
+    int paired;
+    double lo, hi, r = cell_ratio(a, b, &lo, &hi, &paired);
+    if (r <= 0) {
+        fprintf(f, "<td class=\"%s\"></td>", cls);
+        return;
+    }
+    fprintf(f, "<td class=\"v %s %s\" title=\"%s / %s", cls, r < 1 ? "fast" : "slow", an, bn);
+    if (paired)
+        fprintf(f, ": the median of %d rounds' ratios, %.2f..%.2f", a->rounds, lo, hi);
+    fprintf(f, "\">%.2f&times;</td>", r);
+}
+
+/* The summary's best twheel scheme at point xi of s: name (and, where a
+ * late scheme wins in a workload that fires timers, the best exact one),
+ * figure and ratio to the best peer. */
+static void html_summary_best(FILE *f, const struct series *s, int xi, int bt, int bp)
+{
+    char b[32];
+    if (bt < 0) {
+        fprintf(f, "<td class=\"s\">none ranked</td><td></td><td></td>");
+        return;
+    }
+    const struct cell *cp = bp >= 0 ? &s->cell[xi][bp] : NULL;
+    fprintf(f, "<td class=\"w\">");
+    html_name(f, bt);
+    int ex = series_fires(s) && fires_late(bt) ? best_at(s, xi, PICK_EXACT, -1) : -1;
+    if (ex >= 0) {
+        const struct cell *ce = &s->cell[xi][ex];
+        int paired;
+        double lo, hi, r = cp ? cell_ratio(ce, cp, &lo, &hi, &paired) : 0;
+        fprintf(f, "<span class=\"ex\">best exact: %s %s", targets[ex].name,
+                fmt_ns(ce->med, b, sizeof b));
+        if (r > 0)
+            fprintf(f, ", %.2f&times;", r);
+        fprintf(f, "</span>");
+    }
+    fprintf(f, "</td><td class=\"v\">");
+    html_value(f, s, xi, bt);
+    fprintf(f, "</td>");
+    if (cp)
+        html_ratio(f, &s->cell[xi][bt], cp, targets[bt].name, targets[bp].name, "");
+    else
+        fprintf(f, "<td></td>");
+}
+
+/* The summary's rows for one series, one per n. */
+static void html_summary_series(FILE *f, const struct series *s)
+{
+    char nb[32];
+    int def = default_target(), rows = 0, first = 1;
+    for (int xi = 0; xi < s->nx; xi++)
+        rows += summary_row(s, xi);
+    if (rows == 0)
+        return;
+    fprintf(f, "<tbody class=\"wl\">\n");
+    for (int xi = 0; xi < s->nx; xi++) {
+        if (!summary_row(s, xi))
+            continue;
+        int bt = best_at(s, xi, PICK_TWHEEL, -1), bp = best_at(s, xi, PICK_PEER, -1);
+        const struct cell *cp = bp >= 0 ? &s->cell[xi][bp] : NULL;
+        const struct cell *cd = def >= 0 && cell_ok(&s->cell[xi][def]) ? &s->cell[xi][def] : NULL;
+        fprintf(f, "<tr>");
+        if (first) {
+            fprintf(f, "<th rowspan=\"%d\" title=\"", rows);
+            xml_text(f, s->figure);
+            fprintf(f, "\"><a href=\"#%s\">%s</a><br><small>%s</small></th>", s->name, s->name,
+                    s->unit);
+            first = 0;
+        }
+        fprintf(f, "<td class=\"v\">%s</td>", x_name(s, xi, nb, sizeof nb));
+        html_summary_best(f, s, xi, bt, bp);
+        if (cd) {
+            fprintf(f, "<td class=\"v def\">");
+            html_value(f, s, xi, def);
+            fprintf(f, "</td>");
+        } else
+            fprintf(f, "<td class=\"def\"></td>");
+        if (cd && cp)
+            html_ratio(f, cd, cp, "hierarchical", targets[bp].name, "def");
+        else
+            fprintf(f, "<td class=\"def\"></td>");
+        if (cp) {
+            fprintf(f, "<td>%s</td><td class=\"v\">", targets[bp].name);
+            html_value(f, s, xi, bp);
+            fprintf(f, "</td>");
+        } else
+            fprintf(f, "<td class=\"s\">none run</td><td></td>");
+        fprintf(f, "</tr>\n");
+    }
+    fprintf(f, "</tbody>\n");
+}
+
+static void html_summary(FILE *f)
+{
+    fprintf(f, "<h2 id=\"summary\">Summary: which scheme</h2>\n<p>For each workload and n: the "
+               "fastest twheel scheme, the default <b>hierarchical</b>, and the fastest of the "
+               "peers (libev, libuv, libevent), each figure the median of its windows, lower is "
+               "better. <i>vs peer</i> is the twheel figure over the best peer's: below 1 "
+               "(shaded green) twheel is faster, above 1 (shaded orange) slower.</p>\n");
+    fprintf(f, "<div class=\"scroll\"><table>\n<thead><tr><th>workload</th><th>n</th>"
+               "<th>best twheel scheme</th><th>ns</th><th>vs peer</th>"
+               "<th class=\"def\">hierarchical<br>(default), ns</th><th class=\"def\">vs peer</th>"
+               "<th>best peer</th><th>ns</th></tr></thead>\n");
+    for (int si = 0; si < nseries; si++)
+        if (in_summary(&series[si]))
+            html_summary_series(f, &series[si]);
+    fprintf(f, "</table></div>\n<p class=\"note\">");
+    if (any_late())
+        fprintf(f, "<sup>&dagger;</sup> %s; in the workloads that fire timers, <i>best "
+                   "exact</i> names the fastest scheme that fires them on time, and its figure "
+                   "against the best peer. ",
+                late_note);
+    fprintf(f, "<span class=\"u\">&asymp;</span> unstable: ");
+    xml_text(f, unstable_rule);
+    if (any_narrowed())
+        fprintf(f, " <span class=\"u\">&Dagger;</span> %s.", narrowed_note);
+    for (int si = 0; si < nseries; si++)
+        if (!in_summary(&series[si])) {
+            fprintf(f, " Not in the table: the ttl sweep (x: distinct TTLs, no peers).");
+            break;
+        }
+    fprintf(f, "</p>\n");
+    fprintf(f, "<p><b>Which scheme for your program?</b> The default, <code>hierarchical</code>, "
+               "fires exactly on time and takes any 64-bit interval; its column shows what "
+               "that costs against the fastest scheme of each row. To choose for a given "
+               "workload, <code>twbench advise</code> "
+               "measures the candidate schemes on a replica of it and recommends one, e.g.</p>\n"
+               "<pre>./scripts/bench.sh advise --timers 1e6 --ttls 30s,60s --stopped 0.9 "
+               "--tick 1ms</pre>\n<p>(timers pending at once, the intervals used, the share "
+               "stopped before they fire, the clock's tick). docs/benchmarks.md defines every "
+               "workload, the method and the peers' setup, and discusses these results.</p>\n");
+}
+
+/* Every target at the largest n: one row per series, one column per
+ * target as in the workloads' own tables (summary.md has it the other way
+ * round, as the README did), bytes per timer in the last row; the lowest
+ * figure of a row in bold. */
+static void html_largest(FILE *f)
+{
+    char nb[32];
+    size_t nmax = largest_n();
+    if (nmax == 0)
+        return;
+    fprintf(f, "<h2 id=\"largest\">Every target at n = %s</h2>\n<p>Each workload's figure "
+               "at its largest n (ns per operation unless the workload says otherwise), the "
+               "lowest of each row in bold; hover a figure for min and max, a grey word for "
+               "why it was not run.</p>\n<div class=\"scroll\"><table>\n<thead><tr>"
+               "<th>workload</th>",
+            fmt_n(nmax, nb, sizeof nb));
+    for (int ti = 0; ti < ntargets; ti++)
+        if (in_any_summary(ti)) {
+            fprintf(f, "<th%s>", is_default(ti) ? " class=\"def\"" : "");
+            html_name(f, ti);
+            fprintf(f, "</th>");
+        }
+    fprintf(f, "</tr></thead>\n");
+    for (int si = 0; si < nseries; si++) {
+        const struct series *s = &series[si];
+        if (!in_summary(s) || s->nx == 0)
+            continue;
+        int xi = s->nx - 1, best = best_any(s, xi);
+        fprintf(f, "<tr><th><a href=\"#%s\">%s</a>", s->name, s->name);
+        if (s->n[xi] != nmax)
+            fprintf(f, " <small>n = %s</small>", fmt_n(s->n[xi], nb, sizeof nb));
+        fprintf(f, "</th>");
+        for (int ti = 0; ti < ntargets; ti++)
+            if (in_any_summary(ti))
+                html_cell(f, s, xi, ti, ti == best);
+        fprintf(f, "</tr>\n");
+    }
+    fprintf(f, "<tr><th>bytes per timer</th>");
+    for (int ti = 0; ti < ntargets; ti++) {
+        if (!in_any_summary(ti))
+            continue;
+        size_t at;
+        double bytes = target_bytes(ti, &at);
+        fprintf(f, "<td class=\"v%s\">", is_default(ti) ? " def" : "");
+        if (bytes > 0)
+            fprintf(f, "%.1f", bytes);
+        if (bytes > 0 && at != nmax)
+            fprintf(f, "<br><small>n = %s</small>", fmt_n(at, nb, sizeof nb));
+        fprintf(f, "</td>");
+    }
+    fprintf(f, "</tr>\n</table></div>\n<p class=\"note\">Bytes per timer: the node plus the "
+               "target's own memory with n timers pending, over n, in startstop (or the first "
+               "workload the target ran), at the largest n it ran.</p>\n");
+}
+
+static void html_targets(FILE *f)
+{
+    fprintf(f, "<h2 id=\"targets\">Targets</h2>\n<ul>\n");
+    for (int ti = 0; ti < ntargets; ti++) {
+        const struct target *t = &targets[ti];
+        struct style st = style_of(ti);
+        fprintf(f, "<li><svg class=\"sw\" width=\"36\" height=\"14\" viewBox=\"0 0 36 14\">");
+        svg_sample(f, &st, 3, 7, 0);
+        fprintf(f, "</svg><b>%s</b>: ", t->name);
+        if (t->peer == PEER_NONE) {
+            fprintf(f, "twheel scheme %s%s", tw_scheme_name((enum tw_scheme)t->scheme),
+                    t->options ? " with TW_OPT_LAWN_SCAN (the paper's per-tick scan)" : "");
+            if (is_default(ti))
+                fprintf(f, ", <b>the default</b> (tw_create() with no configuration)");
+            if (fires_late(ti))
+                fprintf(f, "; fires late by design, by less than 1/7.75 of the interval");
+        } else if (t->missing)
+            xml_text(f, t->info.error);
+        else
+            fprintf(f, "%s %s in virtual time, 1 tick = %s, %s poll, %.0f poll(s) and %.0f clock "
+                       "read(s) per advance, %.0f per start; fires at %s",
+                    t->name, t->info.version, t->tick, t->info.real_poll ? "real" : "stubbed",
+                    t->info.polls_per_advance, t->info.reads_per_advance,
+                    t->info.reads_per_start,
+                    t->late ? "deadline &lt; now (one tick late)" : "deadline &le; now");
+        fprintf(f, "</li>\n");
+    }
+    fprintf(f, "</ul><p>%s the real epoll_wait(0) (%.0f ns here); not measured: the real "
+               "clock_gettime (%.0f ns here).</p>\n",
+            ropt.real_poll ? "Measured for the peers (--real-poll):"
+                           : "Not measured for the peers (stubbed, no fd is watched):",
+            machine.poll_ns, machine.clock_read_ns);
+}
+
+static void html_reading(FILE *f)
+{
+    fprintf(f, "<h2 id=\"reading\">Reading the plots and tables</h2>\n<p>Each figure is the "
+               "median of the measured windows after one warm-up window; lower is better. A "
+               "plot shows ns per operation against n on log axes, at most six lines: "
+               "<i>twheel vs peers</i> (the default hierarchical, the best other twheel scheme "
+               "at the largest n, libev, libuv, libevent), then the other twheel schemes, in "
+               "one plot when they fit (<i>twheel schemes</i>), else per family: "
+               "<i>wheels</i> (Schemes 4-7), <i>lists and heap</i> (Schemes 1-3), <i>Lawn and "
+               "hybrid</i>; a workload with six targets or fewer gets one plot. The default is "
+               "in every plot as the reference. A target keeps its colour and marker in every "
+               "plot (the list above); twheel's lines are solid, the peers' dashed. The points "
+               "of one n are shifted sideways a few pixels, each with its bar from min to max. "
+               "A line that stays level is O(1) in n; one that climbs a decade per decade is "
+               "O(n).</p>\n<p>Hollow marker, dotted segments, <span class=\"u\">&asymp;</span> "
+               "in the tables: an unstable cell, where ");
+    xml_text(f, unstable_rule);
+    fprintf(f, " No trend line is drawn through such a point.</p>\n");
+}
+
+/* Which cells of s are unstable, as a sentence; nothing if none. */
+static void html_unstable_note(FILE *f, const struct series *s)
+{
+    char nb[32];
+    int any = 0;
+    for (int ti = 0; ti < ntargets; ti++) {
+        int k = 0;
+        for (int xi = 0; xi < s->nx; xi++) {
+            if (!cell_unstable(&s->cell[xi][ti]))
+                continue;
+            if (!any)
+                fprintf(f, "<p class=\"note\"><span class=\"u\" title=\"%s\">&asymp;</span> "
+                           "Unstable (hollow markers, no trend through them): ",
+                        unstable_short);
+            if (k)
+                fprintf(f, ", %s", x_name(s, xi, nb, sizeof nb));
+            else
+                fprintf(f, "%s%s at %s %s", any ? "; " : "", targets[ti].name,
+                        s->by_ttls ? "D =" : "n =", x_name(s, xi, nb, sizeof nb));
+            any = 1;
+            k++;
+        }
+    }
+    if (any)
+        fprintf(f, ". Their samples are in twbench.json.</p>\n");
+}
+
+/* Which targets drew shorter intervals than the others, and how much. */
+static void html_narrowed_note(FILE *f, const struct series *s)
+{
+    for (int ti = 0; ti < ntargets; ti++)
+        for (int xi = 0; xi < s->nx; xi++)
+            if (cell_narrowed(s, xi, ti)) {
+                fprintf(f, "<p class=\"note\"><span class=\"u\">&Dagger;</span> %s drew "
+                           "intervals up to %llu (its MaxInterval) where the others drew up to "
+                           "%llu: an easier workload, shown but not ranked.</p>\n",
+                        targets[ti].name, (unsigned long long)s->cell[xi][ti].hi,
+                        (unsigned long long)others_hi(s, xi, ti));
+                break;
+            }
+}
+
+static void html_series_table(FILE *f, const struct series *s)
+{
+    char nb[32];
+    int show[TARGETS_MAX], any_peer = 0;
+    fprintf(f, "<div class=\"scroll\"><table>\n<thead><tr><th>%s</th>", s->by_ttls ? "D" : "n");
+    for (int ti = 0; ti < ntargets; ti++) {
+        show[ti] = has_target(s, ti);
+        any_peer |= show[ti] && is_peer(ti);
+        if (show[ti]) {
+            fprintf(f, "<th%s>", is_default(ti) ? " class=\"def\"" : "");
+            html_name(f, ti);
+            fprintf(f, "</th>");
+        }
+    }
+    if (any_peer)
+        fprintf(f, "<th>best twheel / best peer</th>");
+    fprintf(f, "</tr></thead>\n");
+    for (int xi = 0; xi < s->nx; xi++) {
+        int bt = best_at(s, xi, PICK_TWHEEL, -1), bp = best_at(s, xi, PICK_PEER, -1);
+        fprintf(f, "<tr><th>%s</th>", x_name(s, xi, nb, sizeof nb));
+        for (int ti = 0; ti < ntargets; ti++)
+            if (show[ti])
+                html_cell(f, s, xi, ti, ti == bt || ti == bp);
+        if (any_peer && bt >= 0 && bp >= 0) {
+            int paired;
+            double lo, hi, r = cell_ratio(&s->cell[xi][bt], &s->cell[xi][bp], &lo, &hi, &paired);
+            fprintf(f, "<td class=\"w %s\"><b>%.2f&times;</b>", r < 1 ? "fast" : "slow", r);
+            if (paired)
+                fprintf(f, " <small>(%d rounds %.2f..%.2f)</small>", s->cell[xi][bt].rounds, lo,
+                        hi);
+            fprintf(f, "<br><small>");
+            html_target(f, bt, 0);
+            fprintf(f, " / %s</small></td>", targets[bp].name);
+        } else if (any_peer)
+            fprintf(f, "<td></td>");
+        fprintf(f, "</tr>\n");
+    }
+    if (!s->by_ttls) {
+        fprintf(f, "<tr><th>slope</th>");
+        for (int ti = 0; ti < ntargets; ti++) {
+            if (!show[ti])
+                continue;
+            const struct slope *sl = &s->slope[ti];
+            if (sl->points < 2) {
+                fprintf(f, "<td></td>");
+                continue;
+            }
+            fprintf(f, "<td class=\"v%s\" title=\"claimed %s: ", sl->flag ? " flag" : "",
+                    claim_name(sl->claim));
+            xml_text(f, sl->why ? sl->why : "");
+            fprintf(f, "\">%s%.2f [%s]</td>", sl->flag ? "! " : "", sl->s, claim_name(sl->claim));
+        }
+        if (any_peer)
+            fprintf(f, "<td></td>");
+        fprintf(f, "</tr>\n");
+    }
+    fprintf(f, "</table></div>\n");
+}
+
+static void html_series(FILE *f, const struct series *s)
+{
+    char nb[32], file[64];
+    fprintf(f, "<h2 id=\"%s\">%s</h2>\n<p>", s->name, s->name);
+    xml_text(f, s->figure);
+    if (s->by_ttls)
+        fprintf(f, ", n = %s", fmt_n(s->n[0], nb, sizeof nb));
+    fprintf(f, ".</p>\n<div class=\"plots\">\n");
+    for (int g = 0; g < GR_COUNT; g++) {
+        if (!group_drawn(s, (enum group)g))
+            continue;
+        plot_file(s, (enum group)g, file, sizeof file);
+        fprintf(f, "<figure><img src=\"%s\" width=\"%d\" height=\"%d\" alt=\"%s: %s\">"
+                   "</figure>\n",
+                file, SVG_W, SVG_H, s->name, group_name(s, (enum group)g));
+    }
+    fprintf(f, "</div>\n");
+    html_unstable_note(f, s);
+    html_narrowed_note(f, s);
+    html_series_table(f, s);
+}
+
+static void html_tail(FILE *f)
+{
+    char nb[32];
+    fprintf(f, "<h2 id=\"complexity\">Complexity</h2>\n<p>The <i>slope</i> row under each "
+               "table: the slope of log(ns/op) against log(n), and in brackets the claim (0: "
+               "O(1), log: O(log n), 1: O(n); hover for its source). A claim of O(1) or O(log n) "
+               "is contradicted by a slope above 0.6, a claim of O(n) by one below 0.5, when the "
+               "medians, minima and maxima all agree; contradictions are marked !.</p>\n");
+    if (cross.have) {
+        fprintf(f, "<h2 id=\"crossover\">Lawn crossover</h2>\n<ul>");
+        for (int i = 0; i < cross.ntext; i++) {
+            fprintf(f, "<li>");
+            xml_text(f, cross.text[i]);
+            fprintf(f, "</li>\n");
+        }
+        fprintf(f, "</ul>\n");
+    }
+    fprintf(f, "<h2 id=\"fig9\">fig9</h2>\n");
+    if (fig9.have) {
+        fprintf(f, "<p>The paper's section VII experiment: n callouts far in the future, one "
+                   "more cancelled and re-set farther out, ns per cancel + set.</p>\n"
+                   "<div class=\"plots\"><figure><img src=\"fig9.svg\" width=\"%d\" "
+                   "height=\"%d\" alt=\"fig9\"></figure></div>\n<div class=\"scroll\"><table>"
+                   "<tr><th>n</th><th>(a) BSD list</th><th>(b) Scheme 6, hash</th><th>(c) "
+                   "Scheme 6, handle</th></tr>\n",
+                SVG_W, SVG_H);
+        for (int i = 0; i < fig9.npts; i++)
+            fprintf(f, "<tr><th>%s</th><td class=\"v\">%.1f</td><td class=\"v\">%.1f</td>"
+                       "<td class=\"v\">%.1f</td></tr>\n",
+                    fmt_n(fig9.n[i], nb, sizeof nb), fig9.ns[0][i], fig9.ns[1][i],
+                    fig9.ns[2][i]);
+        fprintf(f, "</table></div>\n<p>Slopes (a) %.2f, (b) %.2f, (c) %.2f. Checks: (a) linear: "
+                   "%s; (b), (c) flat: %s; (c) &lt; (b) (median ratio %.2f): %s.</p>\n",
+                fig9.slope[0], fig9.slope[1], fig9.slope[2], fig9.linear_ok ? "yes" : "NO",
+                fig9.flat_ok ? "yes" : "NO", fig9.order_ratio, fig9.order_ok ? "yes" : "NO");
+    } else {
+        fprintf(f, "<p>");
+        xml_text(f, fig9.why ? fig9.why : "not run");
+        fprintf(f, "</p>\n");
+    }
+    fprintf(f, "<p>Every figure, with min, max and samples: <a href=\"twbench.json\">"
+               "twbench.json</a>; the summary in Markdown: <a href=\"summary.md\">summary.md</a>."
+               "</p>\n</body></html>\n");
+}
+
+void html_write(FILE *f)
+{
+    html_head(f);
+    html_machine(f);
+    fprintf(f, "<nav><p>Contents: <a href=\"#summary\">summary</a> <a href=\"#largest\">every "
+               "target</a> <a href=\"#targets\">targets</a> <a href=\"#reading\">reading the "
+               "plots</a> | workloads:");
+    for (int si = 0; si < nseries; si++)
+        fprintf(f, " <a href=\"#%s\">%s</a>", series[si].name, series[si].name);
+    fprintf(f, " | <a href=\"#complexity\">complexity</a>%s%s</p></nav>\n",
+            cross.have ? " <a href=\"#crossover\">Lawn crossover</a>" : "",
+            " <a href=\"#fig9\">fig9</a>");
+    html_summary(f);
+    html_largest(f);
+    html_targets(f);
+    html_reading(f);
+    for (int si = 0; si < nseries; si++)
+        html_series(f, &series[si]);
+    html_tail(f);
+}

@@ -1,0 +1,187 @@
+/*
+ * report_md.c -- summary.md, the report's summary in Markdown for the
+ * docs: per workload and n the best twheel scheme, the default and the
+ * best peer with their ratios, then every target at the largest n with its
+ * bytes per timer; marked as report.html marks them.
+ */
+#define _GNU_SOURCE
+
+#include "report.h"
+
+#include <string.h>
+
+/* Text in a Markdown table cell: a | would end the cell. */
+static void md_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputs("\\|", f);
+        else
+            fputc(*s, f);
+    }
+}
+
+static void md_name(FILE *f, int ti)
+{
+    fprintf(f, "`%s`%s", targets[ti].name, fires_late(ti) ? "†" : "");
+}
+
+/* The median of ti at xi, marked as in the HTML. */
+static void md_value(FILE *f, const struct series *s, int xi, int ti)
+{
+    char b[32];
+    const struct cell *c = &s->cell[xi][ti];
+    fprintf(f, "%s%s%s", cell_unstable(c) ? "≈" : "", fmt_ns(c->med, b, sizeof b),
+            cell_narrowed(s, xi, ti) ? "‡" : "");
+}
+
+/* a / b, or a dash when either is missing. */
+static void md_ratio(FILE *f, const struct cell *a, const struct cell *b)
+{
+    int paired;
+    double lo, hi, r = a && b ? cell_ratio(a, b, &lo, &hi, &paired) : 0;
+    if (r > 0)
+        fprintf(f, "%.2f×", r);
+    else
+        fprintf(f, "—");
+}
+
+/* A target and its figure at xi, or a dash. */
+static void md_entry(FILE *f, const struct series *s, int xi, int ti, int named)
+{
+    if (ti < 0) {
+        fprintf(f, "—");
+        return;
+    }
+    if (named) {
+        md_name(f, ti);
+        fprintf(f, " ");
+    }
+    md_value(f, s, xi, ti);
+}
+
+static void md_summary_row(FILE *f, const struct series *s, int xi, int first, int def)
+{
+    char nb[32];
+    int bt = best_at(s, xi, PICK_TWHEEL, -1), bp = best_at(s, xi, PICK_PEER, -1);
+    int ex = bt >= 0 && series_fires(s) && fires_late(bt) ? best_at(s, xi, PICK_EXACT, -1) : -1;
+    if (def >= 0 && !cell_ok(&s->cell[xi][def]))
+        def = -1;
+    const struct cell *ct = bt >= 0 ? &s->cell[xi][bt] : NULL;
+    const struct cell *cp = bp >= 0 ? &s->cell[xi][bp] : NULL;
+    fprintf(f, "| %s | %s | ", first ? s->name : "", x_name(s, xi, nb, sizeof nb));
+    md_entry(f, s, xi, bt, 1);
+    if (ex >= 0) {
+        fprintf(f, "; exact: ");
+        md_entry(f, s, xi, ex, 1);
+    }
+    fprintf(f, " | ");
+    md_entry(f, s, xi, def, 0);
+    fprintf(f, " | ");
+    md_entry(f, s, xi, bp, 1);
+    fprintf(f, " | ");
+    md_ratio(f, ct, cp);
+    if (ex >= 0 && cp) {
+        fprintf(f, " (exact ");
+        md_ratio(f, &s->cell[xi][ex], cp);
+        fprintf(f, ")");
+    }
+    fprintf(f, " | ");
+    md_ratio(f, def >= 0 ? &s->cell[xi][def] : NULL, cp);
+    fprintf(f, " |\n");
+}
+
+static void md_largest(FILE *f)
+{
+    char nb[32];
+    size_t nmax = largest_n();
+    if (nmax == 0)
+        return;
+    fprintf(f, "\nEvery target at n = %s, ns per operation (bold: the lowest of the column; "
+               "\"—\": not run):\n\n| target |",
+            fmt_n(nmax, nb, sizeof nb));
+    int cols = 0;
+    for (int si = 0; si < nseries; si++) {
+        const struct series *s = &series[si];
+        if (!in_summary(s) || s->nx == 0)
+            continue;
+        fprintf(f, " %s", s->name);
+        if (s->n[s->nx - 1] != nmax)
+            fprintf(f, " (%s)", fmt_n(s->n[s->nx - 1], nb, sizeof nb));
+        fprintf(f, " |");
+        cols++;
+    }
+    fprintf(f, " bytes/timer |\n|---|");
+    for (int i = 0; i <= cols; i++)
+        fprintf(f, "---:|");
+    fprintf(f, "\n");
+    for (int ti = 0; ti < ntargets; ti++) {
+        if (!in_any_summary(ti))
+            continue;
+        fprintf(f, "| ");
+        md_name(f, ti);
+        fprintf(f, "%s |", is_default(ti) ? " (default)" : "");
+        for (int si = 0; si < nseries; si++) {
+            const struct series *s = &series[si];
+            if (!in_summary(s) || s->nx == 0)
+                continue;
+            int xi = s->nx - 1, best = best_any(s, xi);
+            const struct cell *c = &s->cell[xi][ti];
+            fprintf(f, " ");
+            if (cell_ok(c)) {
+                fprintf(f, "%s", best == ti ? "**" : "");
+                md_value(f, s, xi, ti);
+                fprintf(f, "%s", best == ti ? "**" : "");
+            } else
+                fprintf(f, "%s", c->state == CELL_NA ? "n/a" : "—");
+            fprintf(f, " |");
+        }
+        size_t at;
+        double bytes = target_bytes(ti, &at);
+        if (bytes > 0 && at != nmax)
+            fprintf(f, " %.1f (n = %s) |\n", bytes, fmt_n(at, nb, sizeof nb));
+        else if (bytes > 0)
+            fprintf(f, " %.1f |\n", bytes);
+        else
+            fprintf(f, " — |\n");
+    }
+}
+
+void md_write(FILE *f)
+{
+    int def = default_target();
+    fprintf(f, "twbench on %s (%d CPUs), %s, %s", machine.cpu, machine.cpus, machine.compiler,
+            machine.date);
+    if (machine.rev[0])
+        fprintf(f, ", source %s", machine.rev);
+    fprintf(f, ": `");
+    md_text(f, ropt.cmdline);
+    fprintf(f, "`\n\n| workload | n | best twheel (ns) | default `hierarchical` (ns) | "
+               "best peer (ns) | best / peer | default / peer |\n"
+               "|---|---:|---|---:|---|---:|---:|\n");
+    for (int si = 0; si < nseries; si++) {
+        const struct series *s = &series[si];
+        if (!in_summary(s))
+            continue;
+        int first = 1;
+        for (int xi = 0; xi < s->nx; xi++)
+            if (summary_row(s, xi)) {
+                md_summary_row(f, s, xi, first, def);
+                first = 0;
+            }
+    }
+    fprintf(f, "\nMedians of the measured windows, lower is better; ratios are twheel over "
+               "the best peer (libev, libuv, libevent), below 1 twheel is faster.");
+    if (any_late())
+        fprintf(f, " † %s; where timers fire, \"exact\" is the fastest scheme that fires them "
+                   "on time.",
+                late_note);
+    fprintf(f, " ≈ unstable: ");
+    md_text(f, unstable_rule);
+    if (any_narrowed())
+        fprintf(f, " ‡ %s.", narrowed_note);
+    fprintf(f, "\n");
+    md_largest(f);
+    fprintf(f, "\nBytes per timer: the node plus the target's own memory with n timers "
+               "pending, over n, in startstop, at the largest n the target ran.\n");
+}

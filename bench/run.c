@@ -1,0 +1,263 @@
+/*
+ * run.c -- running what plan.c planned: each cell of a workload's series
+ * (the target's runs of every window, their statistics, the rounds of
+ * --rounds folded together, a ttl point measured once under one name and
+ * copied under the others), the series themselves, and the paper's Fig. 9
+ * experiment on the callout layer (bench/fig9.c).
+ */
+#define _GNU_SOURCE
+
+#include "twbench.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef TWBENCH_FIG9
+#include "fig9.h"
+#endif
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+    struct rng r = {.s = a ^ (b * 0x9e3779b97f4a7c15u)};
+    return rng_next(&r);
+}
+
+static struct series *new_series(const char *name, const char *figure, int by_ttls)
+{
+    if (nseries == SERIES_MAX)
+        bench_die("too many series");
+    struct series *s = &series[nseries++];
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->figure = figure;
+    s->unit = "ns per op";
+    s->by_ttls = by_ttls;
+    return s;
+}
+
+static void fill_cell(struct cell *c, const struct wl_result *res, int reps, int second,
+                      const struct wl_spec *spec, double seconds)
+{
+    c->state = CELL_OK;
+    c->why = NULL;
+    c->reps = reps;
+    for (int w = 1; w <= reps; w++)
+        c->ns[w - 1] = second ? res[w].ns2 : res[w].ns_per_op;
+    stats(c->ns, reps, &c->med, &c->min, &c->max);
+    c->last = res[reps];
+    c->lo = spec->lo;
+    c->hi = second && spec->wl == WL_EXPIRE ? spec->hi2 : spec->hi; /* expire-jump's: at most */
+    c->seconds = seconds;
+    c->bytes_per_timer =
+        (double)res[reps].node_bytes + (double)res[reps].facility_bytes / (double)spec->n;
+}
+
+static struct wl_result g_res[WINDOWS_MAX];
+
+/* Run one (workload, n, D, target) into c1 (and c2, the second figure).
+ * Returns 1 when the figures were copied from a point measured under
+ * another name instead (home: the cell being filled, never a source). */
+static int run_cell(const struct wdef *wd, size_t n, uint32_t D, int ti, struct cell *c1,
+                    struct cell *c2, const struct cell *home)
+{
+    struct target *t = &targets[ti];
+    struct wl_spec spec;
+    const char *why;
+    char nb[32];
+    enum cell_state st = plan_cell(t, wd->id, n, D, &spec, &why);
+    spec.stop_fifo = wd->fifo;
+    spec.restart = wd->restart;
+    if (st != CELL_OK) {
+        c1->state = st;
+        c1->why = why;
+        if (c2) {
+            c2->state = st;
+            c2->why = why;
+        }
+        return 0;
+    }
+    /* A ttl point already measured under another name (ttl-8 at the sweep's
+     * n is the sweep's D = 8): same seed, same figures.  Not the fifo
+     * workload's, whose stops are another figure. */
+    if (wd->id == WL_TTL && !wd->fifo) {
+        for (int si = 0; si < nseries; si++) {
+            struct series *s = &series[si];
+            if (strstr(s->name, "ttl-") != s->name || strstr(s->name, "-stop") ||
+                strstr(s->name, "-fifo"))
+                continue;
+            for (int xi = 0; xi < s->nx; xi++)
+                if (s->n[xi] == n && s->d[xi] == D && s->cell[xi][ti].state == CELL_OK &&
+                    &s->cell[xi][ti] != home) {
+                    *c1 = s->cell[xi][ti];
+                    if (c2)
+                        *c2 = (s + 1)->cell[xi][ti]; /* its -stop series follows it */
+                    prog.cells_done++; /* planned at no cost */
+                    return 1;
+                }
+        }
+    }
+    snprintf(bench_where, sizeof bench_where, "%s, %s, n=%s, D=%u", wd->name, t->name,
+             fmt_n(n, nb, sizeof nb), D);
+    if (g_tty)
+        progress("%s n=%s%s%.0u %s", wd->name, nb, D ? " D=" : "", D, t->name);
+    spec.seed = mix(mix(ropt.seed, (uint64_t)wd->id), mix((uint64_t)n, (uint64_t)D));
+    uint64_t t0 = bench_now_ns();
+    if (t->run(&spec, g_res))
+        bench_die("the run failed");
+    double secs = (double)(bench_now_ns() - t0) / 1e9;
+    prog.done += cell_cost(t, &spec);
+    prog.cells_done++;
+    fill_cell(c1, g_res, spec.reps, 0, &spec, secs);
+    if (c2)
+        fill_cell(c2, g_res, spec.reps, 1, &spec, secs);
+    return 0;
+}
+
+/* Fold round r's result c into the cell h: round 0 is taken whole; later
+ * rounds add their median, and the cell's median becomes the median of the
+ * rounds' medians, its min and max the extremes of all windows. */
+static void merge_round(struct cell *h, const struct cell *c, int r)
+{
+    if (r == 0 || c->state != CELL_OK || h->state != CELL_OK) {
+        *h = *c;
+        h->rounds = c->state == CELL_OK ? 1 : 0;
+        h->round_med[0] = c->med;
+        return;
+    }
+    h->round_med[h->rounds++] = c->med;
+    double mn, mx; /* of the round medians: not wanted, min and max are the windows' */
+    stats(h->round_med, h->rounds, &h->med, &mn, &mx);
+    h->min = c->min < h->min ? c->min : h->min;
+    h->max = c->max > h->max ? c->max : h->max;
+    h->seconds += c->seconds;
+    h->last = c->last;
+}
+
+void run_wdef(int w)
+{
+    const struct wdef *wd = &wdefs[w];
+    char nb[32];
+    if (wd->id == W_FIG9)
+        return; /* run_fig9() */
+    int sweep = wd->id == WL_TTL && wd->ttls == 0;
+    struct series *s1 = new_series(wd->name, wd->figure, sweep);
+    struct series *s2 = wd->name2 ? new_series(wd->name2, wd->figure2, sweep) : NULL;
+    s1->wl = wd->id;
+    if (s2) {
+        s2->wl = wd->id;
+        s2->second = 1;
+        if (wd->unit2)
+            s2->unit = wd->unit2;
+    }
+    int npts = wdef_points(wd, s1->n, s1->d);
+    for (int xi = 0; xi < npts; xi++)
+        s1->x[xi] = sweep ? (double)s1->d[xi] : (double)s1->n[xi];
+    s1->nx = npts;
+    if (s2) {
+        s2->nx = npts;
+        memcpy(s2->x, s1->x, sizeof s1->x);
+        memcpy(s2->n, s1->n, sizeof s1->n);
+        memcpy(s2->d, s1->d, sizeof s1->d);
+    }
+    for (int xi = 0; xi < npts; xi++) {
+        uint64_t t1 = bench_now_ns();
+        /* --rounds R: the targets run R times, in turn, forwards in even
+         * rounds and backwards in odd ones, so that a drift of the machine
+         * (a neighbour's load) falls on all of them alike; each cell keeps
+         * the median of every round, and the ratios in the table are the
+         * medians of the ratios within a round (print_series). */
+        for (int r = 0; r < opt.rounds; r++) {
+            for (int k = 0; k < ntargets; k++) {
+                int ti = r & 1 ? ntargets - 1 - k : k;
+                if (sweep && !is_sweep_target(&targets[ti]))
+                    continue;
+                struct cell *h1 = &s1->cell[xi][ti], *h2 = s2 ? &s2->cell[xi][ti] : NULL;
+                struct cell c1 = {0}, c2 = {0};
+                if (run_cell(wd, s1->n[xi], s1->d[xi], ti, &c1, h2 ? &c2 : NULL, h1)) {
+                    *h1 = c1; /* copied whole, rounds and all */
+                    h1->copied = 1;
+                    if (h2) {
+                        *h2 = c2;
+                        h2->copied = 1;
+                    }
+                    continue;
+                }
+                merge_round(h1, &c1, r);
+                if (h2)
+                    merge_round(h2, &c2, r);
+            }
+        }
+        if (!g_tty)
+            progress("%s n=%s%s%.0u took %.1f s", wd->name, fmt_n(s1->n[xi], nb, sizeof nb),
+                     sweep ? " D=" : "", sweep ? s1->d[xi] : 0,
+                     (double)(bench_now_ns() - t1) / 1e9);
+    }
+}
+
+/* ------------------------------------------------------------- fig9 */
+
+#ifdef TWBENCH_FIG9
+static double fig9_slope(int k)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int m = 0;
+    for (int i = 0; i < fig9.npts; i++) {
+        if (!(fig9.ns[k][i] > 0))
+            continue;
+        double x = log((double)fig9.n[i]), y = log(fig9.ns[k][i]);
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+        m++;
+    }
+    return m >= 2 ? (m * sxy - sx * sy) / (m * sxx - sx * sx) : 0;
+}
+
+void run_fig9(void)
+{
+    char nb[32];
+    fig9.npts = (int)fig9_points(fig9.n);
+    if (fig9.npts < 2) {
+        fig9.have = 0;
+        fig9.why = "fewer than two values of n in 1e3..1e5 (fig9 needs a range of n)";
+        return;
+    }
+    double ratios[FIG9_MAX];
+    for (int i = 0; i < fig9.npts; i++) {
+        struct fig9_measurement m;
+        unsigned reps = (unsigned)reps_for(fig9.n[i]);
+        snprintf(bench_where, sizeof bench_where, "fig9, n=%s", fmt_n(fig9.n[i], nb, sizeof nb));
+        if (g_tty)
+            progress("fig9 n=%s", nb);
+        uint64_t t1 = bench_now_ns();
+        int rc = fig9_measure(fig9.n[i], reps, mix(ropt.seed, fig9.n[i]), &m);
+        if (rc)
+            bench_die("fig9_measure(%zu): %s", fig9.n[i], tw_strerror(rc));
+        prog.done += FIG9_COST_PER_N;
+        prog.cells_done++;
+        if (!g_tty)
+            progress("fig9 n=%s took %.1f s", nb, (double)(bench_now_ns() - t1) / 1e9);
+        fig9.ns[0][i] = m.v[FIG9_BSD_LIST].median_ns;
+        fig9.ns[1][i] = m.v[FIG9_WHEEL_HASH].median_ns;
+        fig9.ns[2][i] = m.v[FIG9_WHEEL_HANDLE].median_ns;
+        ratios[i] = m.handle_over_hash;
+    }
+    for (int k = 0; k < 3; k++)
+        fig9.slope[k] = fig9_slope(k);
+    qsort(ratios, (size_t)fig9.npts, sizeof ratios[0], cmp_double);
+    fig9.order_ratio = fig9.npts % 2 ? ratios[fig9.npts / 2]
+                                     : (ratios[fig9.npts / 2 - 1] + ratios[fig9.npts / 2]) / 2;
+    fig9.linear_ok = fig9.slope[0] > 0.7;
+    fig9.flat_ok = fig9.slope[1] < 0.3 && fig9.slope[2] < 0.3;
+    fig9.order_ok = fig9.order_ratio < 1.0;
+    fig9.have = 1;
+}
+#else
+void run_fig9(void)
+{
+    fig9.have = 0;
+    fig9.why = "not built: bench/fig9.c (the callout layer's experiment) is not in this tree yet";
+}
+#endif
