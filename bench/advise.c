@@ -110,8 +110,9 @@ static double parse_time(const char *opt, const char *s, int *is_ticks)
     static const struct {
         const char *u;
         double f;
-    } units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"min", 60},
-                 {"h", 3600}};
+    } units[] = {{.u = "ns", .f = 1e-9}, {.u = "us", .f = 1e-6}, {.u = "ms", .f = 1e-3},
+                 {.u = "s", .f = 1},     {.u = "m", .f = 60},    {.u = "min", .f = 60},
+                 {.u = "h", .f = 3600}};
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (strcmp(end, units[i].u) == 0)
             return v * units[i].f;
@@ -357,7 +358,7 @@ static int run_replica(const struct replica *rp, struct cand *cd, uint64_t seed)
         c.pool[i] = (uint32_t)(nodes - 1 - i);
     }
     c.npool = nodes;
-    struct rng r = {seed};
+    struct rng r = {.s = seed};
     const double lambda = (double)rp->n / rp->life; /* starts per tick */
     const uint64_t start_fp = (uint64_t)(lambda * 4294967296.0) + 1;
     const uint64_t horizon = 2 * dist_max(rp->d);
@@ -450,7 +451,7 @@ int advise_main(int argc, char **argv)
     parse_adv(argc, argv);
     vclock_init();
     char nb[32], tb[32], tb2[32];
-    struct replica rp = {&adv.dist, adv.n, 0, 0};
+    struct replica rp = {.d = &adv.dist, .n = adv.n};
     rp.h = hazard_for(&adv.dist, adv.stopped);
     rp.life = expect(&adv.dist, f_life, rp.h);
     uint64_t dmax = dist_max(&adv.dist);
@@ -469,36 +470,35 @@ int advise_main(int argc, char **argv)
     /* The candidates. */
     struct cand cands[12];
     int nc = 0;
-    cands[nc++] = (struct cand){"heap", TW_HEAP, 0, 0, "Scheme 3, 4-ary heap", 0, 0, 0, 0, NULL};
+    cands[nc++] = (struct cand){.label = "heap", .scheme = TW_HEAP, .note = "Scheme 3, 4-ary heap"};
     uint32_t mbig = 4096;
     while (mbig < adv.n && mbig < (1u << 20))
         mbig <<= 1;
-    cands[nc++] = (struct cand){"hashed", TW_HASHED, 4096, 0, "Scheme 6, M = 4096", 0, 0, 0, 0,
-                                NULL};
+    cands[nc++] = (struct cand){.label = "hashed", .scheme = TW_HASHED, .slots = 4096,
+                                .note = "Scheme 6, M = 4096"};
     static char hashed_big[40];
     if (mbig > 4096) {
         snprintf(hashed_big, sizeof hashed_big, "hashed M=%u", mbig);
-        cands[nc++] = (struct cand){hashed_big, TW_HASHED, mbig, 0, "Scheme 6, M ~ n", 0, 0, 0,
-                                    0, NULL};
+        cands[nc++] = (struct cand){.label = hashed_big, .scheme = TW_HASHED, .slots = mbig,
+                                    .note = "Scheme 6, M ~ n"};
     }
-    cands[nc++] = (struct cand){"hierarchical", TW_HIERARCHICAL, 0, 0, "Scheme 7, 64 slots x "
-                                                                       "11 levels",
-                                0, 0, 0, 0, NULL};
-    cands[nc++] = (struct cand){"hierarchical_coarse", TW_HIERARCHICAL_COARSE, 0, 0,
-                                "Scheme 7 without migration: fires late by less than 1/7.75 of "
-                                "the interval",
-                                0, 0, 0, 0, NULL};
-    cands[nc++] = (struct cand){"lawn", TW_LAWN, 0, 0, "a FIFO queue per TTL", 0, 0, 0, 0, NULL};
-    cands[nc++] = (struct cand){"hybrid", TW_HYBRID, 0, 0, "Lawn queues + Scheme 7", 0, 0, 0, 0,
-                                NULL};
+    cands[nc++] = (struct cand){.label = "hierarchical", .scheme = TW_HIERARCHICAL,
+                                .note = "Scheme 7, 64 slots x 11 levels"};
+    cands[nc++] = (struct cand){.label = "hierarchical_coarse",
+                                .scheme = TW_HIERARCHICAL_COARSE,
+                                .note = "Scheme 7 without migration: fires late by less than "
+                                        "1/7.75 of the interval"};
+    cands[nc++] = (struct cand){.label = "lawn", .scheme = TW_LAWN, .note = "a FIFO queue per TTL"};
+    cands[nc++] = (struct cand){.label = "hybrid", .scheme = TW_HYBRID,
+                                .note = "Lawn queues + Scheme 7"};
     if (dmax <= (1u << 20)) {
         uint32_t s = 256;
         while (s < dmax)
             s <<= 1;
         static char wheel_l[40];
         snprintf(wheel_l, sizeof wheel_l, "wheel M=%u", s);
-        cands[nc++] = (struct cand){wheel_l, TW_WHEEL, s, 0, "Scheme 4, MaxInterval slots", 0, 0,
-                                    0, 0, NULL};
+        cands[nc++] = (struct cand){.label = wheel_l, .scheme = TW_WHEEL, .slots = s,
+                                    .note = "Scheme 4, MaxInterval slots"};
     }
     /* What would take too long: Scheme 6 visits each timer T/M times. */
     for (int i = 0; i < nc; i++) {
@@ -535,16 +535,16 @@ int advise_main(int argc, char **argv)
 
     /* The paper's model, its constants measured here. */
     fprintf(stderr, "twbench advise: measuring c6 and c7 ...\n");
-    struct dist cal = {1, 1u << 18, (1u << 19) - 1, {0}, 0};
+    struct dist cal = {.uniform = 1, .lo = 1u << 18, .hi = (1u << 19) - 1};
     size_t ncal = adv.n < 100000 ? adv.n : 100000;
     if (ncal < 10000)
         ncal = 10000;
-    struct replica rc = {&cal, ncal, 0, 0};
+    struct replica rc = {.d = &cal, .n = ncal};
     rc.life = expect(&cal, f_life, 0);
-    struct cand h256 = {"", TW_HASHED, 1024, 0, "", 0, 0, 0, 0, NULL};
-    struct cand h4096 = {"", TW_HASHED, 4096, 0, "", 0, 0, 0, 0, NULL};
-    struct cand s16 = {"", TW_HIERARCHICAL, 16, 0, "", 0, 0, 0, 0, NULL};
-    struct cand s256 = {"", TW_HIERARCHICAL, 256, 0, "", 0, 0, 0, 0, NULL};
+    struct cand h256 = {.label = "", .scheme = TW_HASHED, .slots = 1024, .note = ""};
+    struct cand h4096 = {.label = "", .scheme = TW_HASHED, .slots = 4096, .note = ""};
+    struct cand s16 = {.label = "", .scheme = TW_HIERARCHICAL, .slots = 16, .note = ""};
+    struct cand s256 = {.label = "", .scheme = TW_HIERARCHICAL, .slots = 256, .note = ""};
     run_replica(&rc, &h256, 1);
     run_replica(&rc, &h4096, 1);
     run_replica(&rc, &s16, 1);

@@ -142,7 +142,7 @@ static int kernel_open(struct fig9_kernel *k, enum fig9_variant v, size_t n,
                                  ticks[i])
                  : tw_timeout(k->co, fig9_fn, k->keys + i, ticks[i]);
     /* the one that is re-set */
-    struct rng s = {seed ^ 0x0e};
+    struct rng s = {.s = seed ^ 0x0e};
     if (rc == 0)
         rc = v == FIG9_WHEEL_HANDLE
                  ? tw_setcallout(k->co, &k->handles[n], fig9_fn, k->keys + n,
@@ -182,7 +182,7 @@ static void stat_of(struct fig9_stat *st, double *w, unsigned m, uint64_t ops)
  * cancel found nothing. */
 static double kernel_window(struct fig9_kernel *k, uint64_t ops, uint64_t stream)
 {
-    struct rng s = {stream};
+    struct rng s = {.s = stream};
     struct tw_callouts *co = k->co;
     void *arg = k->keys + k->n;
     uint64_t bad = 0;
@@ -220,7 +220,7 @@ int fig9_measure(size_t n, unsigned reps, uint64_t seed, struct fig9_measurement
         return TW_ENOMEM;
     }
     double *wc = w + reps, *pr = w + 2 * (size_t)reps;
-    struct rng s = {seed};
+    struct rng s = {.s = seed};
     for (size_t i = 0; i < n; i++)
         ticks[i] = rng_range(&s, FIG9_FAR_LO, FIG9_FAR_HI);
     qsort(ticks, n, sizeof *ticks, cmp_desc);

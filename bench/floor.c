@@ -115,7 +115,7 @@ static void fired(struct tw *tw, struct tw_timer *t)
 /* The victims and intervals of one window, the same for every loop. */
 static void fill_ops(uint32_t *idx, uint32_t *ivl, uint64_t ops, size_t n, uint64_t seed)
 {
-    struct rng s = {seed};
+    struct rng s = {.s = seed};
     for (uint64_t k = 0; k < ops; k++) {
         idx[k] = (uint32_t)rng_below(&s, n);
         ivl[k] = (uint32_t)rng_range(&s, 1, 65536);
@@ -253,7 +253,7 @@ int main(int argc, char **argv)
 
     /* Fill both in the same random order, so that list neighbours are
      * not memory neighbours. */
-    struct rng s = {0x9e3779b97f4a7c15u};
+    struct rng s = {.s = 0x9e3779b97f4a7c15u};
     for (size_t i = 0; i < LISTS; i++)
         h[i].prev = h[i].next = &h[i];
     uint32_t *perm = malloc(n * sizeof *perm);

@@ -680,7 +680,7 @@ static void wl_ttl(const struct wl_spec *s, struct rng *r, struct wl_result *res
 
 int WL_RUN(const struct wl_spec *s, struct wl_result *res)
 {
-    struct rng r = {s->seed};
+    struct rng r = {.s = s->seed};
     if (s->reps < 1 || s->reps >= WINDOWS_MAX)
         bench_die("bad number of windows %d", s->reps);
     memset(res, 0, (size_t)(s->reps + 1) * sizeof *res);
