@@ -40,6 +40,7 @@
 
 #include <twheel.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -293,6 +294,67 @@ struct cand {
     const char *skip;
 };
 
+/* The candidates advise_main() lists, and one for each scheme it does not
+ * know. */
+#define CANDS_MAX (8 + TW_SCHEME_COUNT)
+
+/* The schemes this file knows: each is either a candidate of
+ * advise_main() with its own configuration, or never one (list and
+ * ordered: O(n) per tick or per start; hashed_sorted: O(n/M) per start;
+ * minutes at the n advise is for).  Any other scheme, one added to the
+ * library later, is a candidate in its default configuration. */
+static int scheme_known(enum tw_scheme s)
+{
+    switch (s) {
+    case TW_LIST:
+    case TW_ORDERED:
+    case TW_HASHED_SORTED:
+    case TW_HEAP:
+    case TW_WHEEL:
+    case TW_HASHED:
+    case TW_HIERARCHICAL:
+    case TW_HIERARCHICAL_COARSE:
+    case TW_LAWN:
+    case TW_HYBRID:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static void cand_config(const struct cand *cd, struct tw_config *cfg)
+{
+    tw_config_init(cfg, cd->scheme);
+    if (cd->slots)
+        cfg->slots = cd->slots;
+    cfg->options = cd->options;
+}
+
+/* The longest interval the candidate takes (UINT64_MAX if it cannot be
+ * created: run_replica() says so). */
+static uint64_t cand_max_interval(const struct cand *cd)
+{
+    struct tw_config cfg;
+    struct tw *tw;
+    cand_config(cd, &cfg);
+    if (tw_create(&tw, &cfg) != 0)
+        return UINT64_MAX;
+    uint64_t max = tw_max_interval(tw);
+    tw_destroy(tw);
+    return max;
+}
+
+/* The scheme's enum constant without its TW_, from its name: "HEAP". */
+static const char *enum_name(enum tw_scheme s, char *buf, size_t len)
+{
+    const char *name = tw_scheme_name(s);
+    size_t i = 0;
+    for (; name && name[i] && i + 1 < len; i++)
+        buf[i] = (char)toupper((unsigned char)name[i]);
+    buf[i] = '\0';
+    return buf;
+}
+
 struct anode {
     struct tw_timer t;
     struct rctx *ctx;
@@ -338,10 +400,7 @@ static int run_replica(const struct replica *rp, struct cand *cd, uint64_t seed)
 {
     struct tw_config cfg;
     struct tw *tw;
-    tw_config_init(&cfg, cd->scheme);
-    if (cd->slots)
-        cfg.slots = cd->slots;
-    cfg.options = cd->options;
+    cand_config(cd, &cfg);
     if (tw_create(&tw, &cfg) != 0)
         return -1;
     size_t nodes = rp->n + rp->n / 4 + 1024;
@@ -468,7 +527,7 @@ int advise_main(int argc, char **argv)
     fflush(stdout);
 
     /* The candidates. */
-    struct cand cands[12];
+    struct cand cands[CANDS_MAX];
     int nc = 0;
     cands[nc++] = (struct cand){.label = "heap", .scheme = TW_HEAP, .note = "Scheme 3, 4-ary heap"};
     uint32_t mbig = 4096;
@@ -500,6 +559,11 @@ int advise_main(int argc, char **argv)
         cands[nc++] = (struct cand){.label = wheel_l, .scheme = TW_WHEEL, .slots = s,
                                     .note = "Scheme 4, MaxInterval slots"};
     }
+    for (int sc = 0; sc < TW_SCHEME_COUNT && nc < CANDS_MAX; sc++)
+        if (!scheme_known((enum tw_scheme)sc))
+            cands[nc++] = (struct cand){.label = tw_scheme_name((enum tw_scheme)sc),
+                                        .scheme = (enum tw_scheme)sc,
+                                        .note = "its default configuration"};
     /* What would take too long: Scheme 6 visits each timer T/M times. */
     for (int i = 0; i < nc; i++) {
         struct cand *cd = &cands[i];
@@ -509,6 +573,8 @@ int advise_main(int argc, char **argv)
             cd->skip = "skipped: visits each timer T/M > 20000 times";
         else if (cd->scheme == TW_LAWN && distinct > 200000 && adv.n > 200000)
             cd->skip = "skipped: Lawn's weak case (a queue per timer), slower than hybrid";
+        else if (cand_max_interval(cd) < dmax)
+            cd->skip = "skipped: intervals beyond its MaxInterval";
     }
     printf("%-22s %12s %12s %14s %12s  %s\n", "candidate", "ns/timer", "ns/tick", "CPU at tick",
            "bytes/timer", "");
@@ -616,14 +682,9 @@ int advise_main(int argc, char **argv)
                 printf("  (hierarchical_coarse is faster still, %.1f ns, if timers may fire late "
                        "by less than 1/7.75 of their interval)\n",
                        cands[i].ns_timer);
+        char ename[48];
         printf("  create it with tw_config_init(&cfg, TW_%s)%s\n",
-               b->scheme == TW_HEAP               ? "HEAP"
-               : b->scheme == TW_HASHED           ? "HASHED"
-               : b->scheme == TW_HIERARCHICAL     ? "HIERARCHICAL"
-               : b->scheme == TW_LAWN             ? "LAWN"
-               : b->scheme == TW_HYBRID           ? "HYBRID"
-               : b->scheme == TW_WHEEL            ? "WHEEL"
-                                                  : "?",
+               enum_name(b->scheme, ename, sizeof ename),
                b->slots && b->slots != 4096 ? " and cfg.slots as its label says" : "");
     }
     return 0;

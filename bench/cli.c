@@ -269,8 +269,8 @@ static void add_scheme(const char *name)
     if (s < 0) {
         char known[320] = "";
         for (int i = 0; i < TW_SCHEME_COUNT; i++) {
-            strcat(known, tw_scheme_name((enum tw_scheme)i));
-            strcat(known, ", ");
+            size_t used = strlen(known);
+            snprintf(known + used, sizeof known - used, "%s, ", tw_scheme_name((enum tw_scheme)i));
         }
         usage_error("unknown --scheme '%s' (known: %slawn_scan, libev, libuv, libevent, peers)",
                     name, known);

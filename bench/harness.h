@@ -9,9 +9,12 @@
 
 #include "bench.h"
 
+#include <twheel.h>
+
 #include <stdio.h>
 
-#define TARGETS_MAX 16
+/* Every twheel scheme, lawn_scan and the three peers. */
+#define TARGETS_MAX (TW_SCHEME_COUNT + 4)
 #define X_MAX 16
 #define ROUNDS_MAX 15 /* --rounds; stats() takes up to WINDOWS_MAX values */
 #define SERIES_MAX 28

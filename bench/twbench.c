@@ -232,6 +232,8 @@ struct run_opts ropt;
 
 static struct target *new_target(const char *name)
 {
+    if (ntargets == TARGETS_MAX)
+        bench_die("more than %d targets", TARGETS_MAX);
     struct target *t = &targets[ntargets++];
     memset(t, 0, sizeof *t);
     t->name = name;
