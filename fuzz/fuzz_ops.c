@@ -185,15 +185,13 @@ static tw_time_t sat_sub(tw_time_t a, tw_time_t b)
 }
 
 /* The greatest lateness allowed for a timer armed at `armed` for `deadline`:
- * 0 for the exact schemes; for coarse the largest L with L (S-2) < 8 d. */
+ * 0 for the exact schemes; for a late one, what its latest_fire trait says
+ * (twheel.h's bound: for coarse the largest L with L (S-2) < 8 d). */
 static tw_time_t max_lateness(tw_time_t armed, tw_time_t deadline)
 {
     if (F.exact || deadline <= armed)
         return 0;
-    tw_time_t d = deadline - armed, m = F.S - 2u;
-    tw_time_t q = d / m, r = d % m;
-    /* (8d - 1) / m without overflowing 8d (m >= 14, so 8q fits) */
-    return r ? 8u * q + (8u * r - 1u) / m : 8u * q - 1u;
+    return tw_schemes[F.s]->latest_fire(&F.cfg, armed, deadline) - deadline;
 }
 
 static tw_time_t latest(const struct mtimer *m)
@@ -841,13 +839,7 @@ static enum tw_scheme pick_scheme(uint8_t b0)
 {
     if (forced_scheme >= 0)
         return (enum tw_scheme)forced_scheme;
-    int s = (b0 & 0x0f) % TW_SCHEME_COUNT;
-    for (int k = 0; k < TW_SCHEME_COUNT; k++) {
-        int c = (s + k) % TW_SCHEME_COUNT;
-        if (tw_scheme_available((enum tw_scheme)c))
-            return (enum tw_scheme)c;
-    }
-    abort(); /* no scheme at all */
+    return (enum tw_scheme)((b0 & 0x0f) % TW_SCHEME_COUNT);
 }
 
 /* Small tables per scheme, chosen by two bits. */
@@ -925,7 +917,7 @@ static void setup(const uint8_t b0, uint8_t b1, uint8_t b2)
         F.cfg.ttl_threshold = thresholds[(b1 >> 2) & 3u];
     F.cfg.allocator = (b1 & 0x10) ? &fz_alloc_norealloc : &fz_alloc;
     F.now = F.cfg.start;
-    F.exact = !tw_schemes[F.s]->keeps_late;
+    F.exact = tw_schemes[F.s]->latest_fire == NULL; /* a late scheme declares its bound */
     F.fifo = tw_schemes[F.s]->order == TW_ORDER_DEADLINE;
     F.lawn_fifo = F.s == TW_LAWN;
     F.allocates = tw_schemes[F.s]->reserve != NULL;

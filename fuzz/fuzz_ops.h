@@ -6,8 +6,9 @@
  * byte (taken modulo FZ_NOPS) followed by its operands.  A read past the end
  * of the input gives zeros, so every byte string is a valid input.
  *
- *   byte 0   bits 0-3  scheme, modulo TW_SCHEME_COUNT (the next available
- *                      one if this build lacks it)
+ *   byte 0   bits 0-3  scheme, modulo TW_SCHEME_COUNT (so a scheme added
+ *                      to the map moves some stored inputs to another
+ *                      scheme; a 17th would need a fourth bit)
  *            bits 4-5  start clock: 0, 2^32 - k, 2^63 - k, 2^64 - k
  *            bit 6     the scheme's default tables; clear: small ones
  *                      (small_slots() in fuzz_ops.c), which wrap often

@@ -76,14 +76,14 @@ TW_EXTERN unsigned tw_version_hex(void);
 
 /* X(name, value, message): the one list behind the enum and tw_strerror(). */
 #define TW_ERRNO_MAP(X)                                                     \
-    X(EINVAL,   -1, "invalid argument (NULL, or a value out of its range)") \
-    X(ENOMEM,   -2, "out of memory")                                       \
-    X(ERANGE,   -3, "interval beyond the range of this scheme")            \
-    X(EBUSY,    -4, "not allowed from inside a callback of this facility") \
-    X(EOWNER,   -5, "timer is pending on another facility")                \
-    X(ENOTINIT, -6, "timer was never initialised with tw_timer_init()")    \
-    X(ETIME,    -7, "time would go backwards")                             \
-    X(ECONFIG,  -8, "invalid configuration")                               \
+    X(EINVAL,   -1, "invalid argument (NULL, or a value out of its range)")              \
+    X(ENOMEM,   -2, "out of memory")                                                     \
+    X(ERANGE,   -3, "interval beyond the range of this scheme")                          \
+    X(EBUSY,    -4, "not allowed from inside a callback of this facility")               \
+    X(EOWNER,   -5, "timer is pending on another facility")                              \
+    X(ENOTINIT, -6, "timer was never initialised with tw_timer_init()")                  \
+    X(ETIME,    -7, "time would go backwards")                                           \
+    X(ECONFIG,  -8, "invalid configuration")                                             \
     X(ECORRUPT, -9, "internal invariant violated")
 
 enum tw_error {
@@ -156,22 +156,25 @@ struct tw_timer {
  * II of the paper lists their costs; docs/schemes/ has a page on each.  The
  * order is the paper's order and is part of the ABI: a new scheme goes at
  * the end. */
-#define TW_SCHEME_MAP(X)                                                            \
-    X(LIST, list)                   /* Scheme 1: unordered list, O(n) per tick */     \
-    X(ORDERED, ordered)             /* Scheme 2: sorted list, O(n) start */           \
-    X(HEAP, heap)                   /* Scheme 3: 4-ary heap, O(log n) start/stop */   \
-    X(WHEEL, wheel)                 /* Scheme 4: MaxInterval slots, range-limited */  \
-    X(HASHED_SORTED, hashed_sorted) /* Scheme 5: hashed wheel, sorted slot lists */   \
-    X(HASHED, hashed)               /* Scheme 6: hashed wheel, unsorted lists */      \
-    X(HIERARCHICAL, hierarchical)   /* Scheme 7: levels of wheels, exact */           \
-    X(HIERARCHICAL_COARSE, hierarchical_coarse) /* Scheme 7, no migration (Nichols) */ \
-    X(LAWN, lawn)                   /* Lev-Libfeld's Timer Lawn: a FIFO per TTL */    \
-    X(HYBRID, hybrid)               /* Lawn queues for frequent TTLs, Scheme 7 else */ \
+#define TW_SCHEME_MAP(X)                                                                 \
+    X(LIST, list)                   /* Scheme 1: unordered list, O(n) per tick */        \
+    X(ORDERED, ordered)             /* Scheme 2: sorted list, O(n) start */              \
+    X(HEAP, heap)                   /* Scheme 3: 4-ary heap, O(log n) start/stop */      \
+    X(WHEEL, wheel)                 /* Scheme 4: MaxInterval slots, range-limited */     \
+    X(HASHED_SORTED, hashed_sorted) /* Scheme 5: hashed wheel, sorted slot lists */      \
+    X(HASHED, hashed)               /* Scheme 6: hashed wheel, unsorted lists */         \
+    X(HIERARCHICAL, hierarchical)   /* Scheme 7: levels of wheels, exact */              \
+    X(HIERARCHICAL_COARSE, hierarchical_coarse) /* Scheme 7, no migration (Nichols) */   \
+    X(LAWN, lawn)                   /* Lev-Libfeld's Timer Lawn: a FIFO per TTL */       \
+    X(HYBRID, hybrid)               /* Lawn queues for frequent TTLs, Scheme 7 else */   \
     TW_SCHEME_MAP_EXTRA(X)
 
-/* Schemes a build of the library adds of its own, in the same form; empty
- * unless the build defines it (the test suite builds one with a test-only
- * scheme: docs/adding-a-scheme.md). */
+/* Schemes a private build of the library adds of its own, in the same form;
+ * empty unless defined before this header (the test suite builds a copy of
+ * the library with a test-only scheme: docs/adding-a-scheme.md).  It
+ * changes TW_SCHEME_COUNT, so it must be the same for the library and for
+ * every file that includes this header, and is never for use with an
+ * installed libtwheel; the values it adds are no part of the ABI. */
 #ifndef TW_SCHEME_MAP_EXTRA
 #define TW_SCHEME_MAP_EXTRA(X)
 #endif

@@ -20,6 +20,9 @@
 #include <limits.h>
 #include <time.h>
 
+/* What tw_create() makes from a NULL configuration (schemes.c). */
+extern const enum tw_scheme tw_default_scheme;
+
 #define CLOCK_MAGIC 0x74636c6bu /* "tclk" */
 
 /* ------------------------------------------------------------ arithmetic */
@@ -170,7 +173,7 @@ int tw_clock_create(struct tw **out, const struct tw_config *cfg, struct tw_cloc
         return TW_EINVAL;
     struct tw_config k;
     if (cfg == NULL)
-        tw_config_init(&k, TW_HIERARCHICAL);
+        tw_config_init(&k, tw_default_scheme);
     else
         k = *cfg;
     k.start = tw_clock_update(c);

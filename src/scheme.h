@@ -40,6 +40,12 @@ struct tw_ops {
      * late, never early): then remove() is called for every pending timer,
      * wherever it is, and must cope with one on a core list. */
     bool keeps_late;
+    /* With keeps_late: the last tick by which a timer started at start_now
+     * with this deadline fires, in a facility of this configuration (the
+     * bound twheel.h documents; the tests hold the scheme to it).  NULL for
+     * a scheme that fires at the deadline. */
+    tw_time_t (*latest_fire)(const struct tw_config *cfg, tw_time_t start_now,
+                             tw_time_t deadline);
     /* The callback order it promises. */
     enum tw_order order;
     /* NULL for a configuration the scheme accepts, else why not: a static
@@ -59,8 +65,9 @@ struct tw_ops {
      * cannot fail (NULL: insert never fails).  Called before the timer, if
      * pending, is taken out, so room for one more is what it must make. */
     int (*reserve)(struct tw *tw, tw_time_t deadline);
-    /* Insert a timer with t->tw_expires > tw->now.  Never fails after a
-     * successful reserve. */
+    /* Insert a timer with t->tw_expires > tw->now, and lower tw->horizon
+     * to the tick at which collect will have work for it, at the latest
+     * (tw_horizon_lower()).  Never fails after a successful reserve. */
     void (*insert)(struct tw *tw, struct tw_timer *t);
     /* Remove a timer this scheme holds.  The core rewrites the node's
      * flags and owner afterwards, so the scheme's flag bits need no

@@ -25,6 +25,8 @@
  */
 #include "scheme.h"
 
+#include <assert.h>
+#include <inttypes.h>
 #include <string.h>
 
 struct sa_state {
@@ -88,7 +90,7 @@ static int sa_reserve(struct tw *tw, tw_time_t deadline)
     struct sa_state *s = TW_STATE(tw, struct sa_state);
     if (s->hi - s->lo < s->cap)
         return 0;
-    if (s->cap >= UINT32_MAX / 2)
+    if (s->cap >= UINT32_MAX / 2 || (size_t)s->cap * 2 > SIZE_MAX / sizeof *s->a)
         return TW_ENOMEM;
     struct tw_timer **a = tw_mem_realloc(tw, s->a, (size_t)s->cap * sizeof *a,
                                          (size_t)s->cap * 2 * sizeof *a);
@@ -119,6 +121,7 @@ static void sa_remove(struct tw *tw, struct tw_timer *t)
 {
     struct sa_state *s = TW_STATE(tw, struct sa_state);
     uint32_t i = sa_search(s, t); /* t itself: no other timer has its seq */
+    assert(i < s->hi && s->a[i] == t);
     memmove(s->a + i, s->a + i + 1, (size_t)(s->hi - i - 1) * sizeof *s->a);
     s->hi--;
 }
@@ -146,13 +149,13 @@ static int sa_check(struct tw *tw, struct tw_checker *c)
 {
     struct sa_state *s = TW_STATE(tw, struct sa_state);
     if (s->lo > s->hi || s->hi > s->cap)
-        return tw_fail(c, "sorted_array: bounds lo %u hi %u cap %u", s->lo, s->hi, s->cap);
+        return tw_fail(c, "sorted_array: bounds lo %" PRIu32 " hi %" PRIu32 " cap %" PRIu32, s->lo, s->hi, s->cap);
     for (uint32_t i = s->lo; i < s->hi; i++) {
         int rc = tw_check_node(tw, c, s->a[i]);
         if (rc)
             return rc;
         if (i > s->lo && !sa_before(s->a[i - 1], s->a[i]))
-            return tw_fail(c, "sorted_array: a[%u] is not after a[%u]", i, i - 1);
+            return tw_fail(c, "sorted_array: a[%" PRIu32 "] is not after a[%" PRIu32 "]", i, i - 1);
         c->seen++;
     }
     return 0;

@@ -416,7 +416,11 @@ static void case_config(struct ctx *c)
         break;
     }
     default: {
-        /* list, ordered, heap: slots are ignored */
+        /* a scheme without a table (tw_config_init() gives it no slots:
+         * list, ordered, heap, lawn) ignores slots; one with a table of
+         * its own rules has its own case above */
+        if (c->cfg.slots != 0)
+            break;
         static const uint32_t any[] = {0, 3, UINT32_MAX};
         for (size_t i = 0; i < sizeof any / sizeof any[0]; i++) {
             cfg = c->cfg;
@@ -608,12 +612,12 @@ static void case_alloc_fail_create(struct ctx *c)
     }
 }
 
-/* heap and lawn (a queue per distinct TTL): tw_start() of many timers
- * with an allocator that has stopped working eventually returns TW_ENOMEM
- * with everything intact, and works again once the allocator does.  Every
- * other scheme never asks its allocator for anything after tw_create()
- * (hybrid neither here: these TTLs are all distinct, so all go to its
- * wheel). */
+/* The schemes whose start may allocate (ops->reserve: heap, lawn, a queue
+ * per distinct TTL): tw_start() of many timers with an allocator that has
+ * stopped working eventually returns TW_ENOMEM with everything intact, and
+ * works again once the allocator does.  Every other scheme never asks its
+ * allocator for anything after tw_create() (hybrid neither here: these
+ * TTLs are all distinct, so all go to its wheel). */
 static void case_alloc_fail_start(struct ctx *c)
 {
     enum { N = 3000 };
@@ -945,11 +949,41 @@ static void case_footprint(struct ctx *c)
 #endif
 }
 
+/* The late schemes' bounds as the tests read them (the scheme's
+ * latest_fire trait) are what twheel.h documents: hierarchical_coarse late
+ * by less than 8/(S-2) of the interval d, i.e. by the largest L with
+ * L (S-2) < 8 d, counted here by brute force; and every other scheme fires
+ * at the deadline. */
+static void case_late_bounds(struct ctx *c)
+{
+    (void)c;
+    static const uint32_t slots[] = {16, 64, 256};
+    static const tw_time_t starts[] = {0, 1000, TW_TIME_MAX - 5000};
+    for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++) {
+        tw_time_t m = slots[i] - 2u;
+        for (size_t k = 0; k < sizeof starts / sizeof starts[0]; k++) {
+            for (tw_time_t d = 1; d <= 4000; d += 1 + d / 16) {
+                tw_time_t now = starts[k], dl = sat_add(now, d);
+                tw_time_t late = 0;
+                while ((late + 1) * m < 8 * (dl - now))
+                    late++;
+                ASSERT_EQ_U64(latest_fire_slots(TW_HIERARCHICAL_COARSE, slots[i], now, dl),
+                              sat_add(dl, late));
+            }
+        }
+    }
+    for (int s = 0; s < TW_SCHEME_COUNT; s++)
+        if (scheme_exact((enum tw_scheme)s))
+            ASSERT_EQ_U64(latest_fire((enum tw_scheme)s, 7, 1007), 1007);
+    ASSERT_TRUE(!scheme_exact(TW_HIERARCHICAL_COARSE));
+}
+
 const struct test_case test_suite_api[] = {
     {"errors", case_errors, 0},
     {"scheme_names", case_scheme_names, 0},
     {"version", case_version, 0},
     {"config_global", case_config_global, 0},
     {"footprint", case_footprint, 0},
+    {"late_bounds", case_late_bounds, 0},
 };
 const size_t test_suite_api_count = sizeof test_suite_api / sizeof test_suite_api[0];

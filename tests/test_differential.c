@@ -550,7 +550,7 @@ static void run_one(struct ctx *c, struct diff *d, const struct tw_config *cfg)
     ASSERT_EQ_INT(tw_get_scheme(d->tw), c->scheme);
     if (d->ttl_mode) {
         /* pin one TTL's queue; keep another in the hybrid's wheel */
-        int ttl_schemes = c->scheme == TW_LAWN || c->scheme == TW_HYBRID;
+        int ttl_schemes = scheme_takes_hints(c->scheme);
         ASSERT_EQ_RC(tw_ttl_hint(d->tw, 30, TW_TTL_QUEUE), ttl_schemes ? 0 : TW_EINVAL);
         ASSERT_EQ_RC(tw_ttl_hint(d->tw, 500, TW_TTL_WHEEL),
                      c->scheme == TW_HYBRID ? 0 : TW_EINVAL);
@@ -642,9 +642,6 @@ static void case_differential(struct ctx *c)
         if (variant == 1) {
             /* small tables that wrap all the time; only for schemes with tables */
             switch (c->scheme) {
-            case TW_LIST:
-            case TW_HEAP:
-                continue;
             case TW_ORDERED:
                 cfg.options = TW_OPT_ORDERED_FRONT; /* BSD's search */
                 break;
@@ -661,6 +658,8 @@ static void case_differential(struct ctx *c)
                 cfg.levels = 0;
                 break;
             default:
+                if (c->cfg.slots == 0)
+                    continue; /* no table: tw_config_init() gives it no slots */
                 cfg.slots = 16;
                 break;
             }

@@ -467,12 +467,13 @@ static void case_cb_free_self_batch(struct ctx *c)
     ASSERT_OK(tw_destroy(tw));
 }
 
-/* lawn and hybrid allocate a queue per TTL: with the allocator failing,
- * starts and hints either work or return TW_ENOMEM with nothing changed. */
+/* The schemes that take TTL hints (lawn and hybrid) allocate a queue per
+ * TTL: with the allocator failing, starts and hints either work or return
+ * TW_ENOMEM with nothing changed. */
 static void case_alloc_fail_ttl(struct ctx *c)
 {
     enum { N = 200 };
-    if (c->scheme != TW_LAWN && c->scheme != TW_HYBRID)
+    if (!scheme_takes_hints(c->scheme))
         return;
     for (int with_realloc = 0; with_realloc < 2; with_realloc++) {
         struct test_alloc *ta = malloc(sizeof *ta);

@@ -35,15 +35,13 @@ uint32_t scheme_options(enum tw_scheme s) { return tw_schemes[s]->options; }
 tw_time_t latest_fire_slots(enum tw_scheme s, uint32_t slots, tw_time_t start_now,
                             tw_time_t deadline)
 {
-    if (s != TW_HIERARCHICAL_COARSE || deadline <= start_now || slots <= 2)
+    const struct tw_ops *ops = tw_schemes[s];
+    if (!ops->keeps_late || ops->latest_fire == NULL)
         return deadline;
-    /* The bound twheel.h documents for hierarchical_coarse: late by less
-     * than 8/(S-2) of the interval d, i.e. by at most the largest whole
-     * number of ticks below 8 d / (S-2): floor((8 d - 1) / (S-2)), computed
-     * without forming 8 d (d = q m + r), saturated at TW_TIME_MAX. */
-    tw_time_t d = deadline - start_now, m = slots - 2u, q = d / m, r = d % m;
-    tw_time_t slack = r == 0 ? q * 8u - 1u : q * 8u + (r * 8u - 1u) / m;
-    return sat_add(deadline, slack);
+    struct tw_config cfg;
+    tw_config_init(&cfg, s);
+    cfg.slots = slots;
+    return ops->latest_fire(&cfg, start_now, deadline);
 }
 
 tw_time_t latest_fire(enum tw_scheme s, tw_time_t start_now, tw_time_t deadline)

@@ -275,6 +275,19 @@ static int coarse_check(struct tw *tw, struct tw_checker *c)
     return rc;
 }
 
+/* The bound above, for the tests (ops->latest_fire): late by at most the
+ * largest whole number of ticks below 8 d / (S-2), floor((8 d - 1) /
+ * (S-2)), computed without forming 8 d (d = q m + r), and saturated. */
+static tw_time_t coarse_latest_fire(const struct tw_config *cfg, tw_time_t start_now,
+                                    tw_time_t deadline)
+{
+    if (deadline <= start_now || cfg->slots <= 2)
+        return deadline;
+    tw_time_t d = deadline - start_now, m = cfg->slots - 2u, q = d / m, r = d % m;
+    tw_time_t slack = r == 0 ? q * 8u - 1u : q * 8u + (r * 8u - 1u) / m;
+    return tw_sat_add(deadline, slack);
+}
+
 /* ------------------------------------------------ start and stop */
 
 /* The scheme keeps a timer past its deadline (it fires at its slot's
@@ -326,6 +339,7 @@ const struct tw_ops tw_hierarchical_coarse_ops = {
     .order = TW_ORDER_NONE,
     .default_slots = 64,
     .keeps_late = COARSE_KEEPS_LATE,
+    .latest_fire = coarse_latest_fire,
     .validate = coarse_validate,
     .state_size = coarse_state_size,
     .init = coarse_init,
