@@ -15,8 +15,8 @@
 # per operation on both (scripts/instr-count.sh, hierarchical), which no
 # load moves.
 # Defaults: 5 rounds, n = 1e3,1e6, workloads startstop, churn, tcp,
-# expire, tick (churn-any and expire-jump come with them), every scheme,
-# --reps 5.  At the defaults it takes about 25 minutes on 2 cores.
+# expire, tick (churn-any and expire-jump come with them), every scheme
+# of the working tree's TW_SCHEME_MAP that the base has too, --reps 5.  At the defaults it takes about 25 minutes on 2 cores.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -ge 1 ] && [ "${1#-}" = "$1" ] || {
@@ -24,7 +24,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
        "[--reps K] [--no-instr]" >&2; exit 2; }
 base=$1; shift
 rounds=5 ns=1e3,1e6 wls=startstop,churn,tcp,expire,tick reps=5 instr=1
-schemes=list,ordered,heap,wheel,hashed_sorted,hashed,hierarchical,hierarchical_coarse,lawn,hybrid
+schemes=
 while [ $# -gt 0 ]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
@@ -43,6 +43,17 @@ trap 'rm -rf "$dir"' EXIT
 echo "perf-compare: base ${rev:0:12} against the working tree, $rounds rounds"
 mkdir "$dir/base"
 git -C "$root" archive "$rev" | tar -x -C "$dir/base"
+map_names() { # source tree: the names of its TW_SCHEME_MAP, one a line
+  sed -n '/#define TW_SCHEME_MAP(X)/,/TW_SCHEME_MAP_EXTRA(X)/s/^ *X( *[A-Z0-9_]* *, *\([a-z0-9_]*\) *).*/\1/p' \
+    "$1/include/twheel.h"
+}
+if [ -z "$schemes" ]; then # a base from before the map names its schemes in quotes
+  for s in $(map_names "$root"); do
+    if map_names "$dir/base" | grep -qx "$s" || grep -rqs "\"$s\"" "$dir/base/src"; then
+      schemes=${schemes:+$schemes,}$s
+    fi
+  done
+fi
 build() { # source tree, build dir
   cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=Release -DTW_BUILD_TESTS=OFF \
     -DTW_BUILD_EXAMPLES=OFF -DTW_BUILD_DRIVERS=OFF >/dev/null
