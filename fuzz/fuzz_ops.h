@@ -8,7 +8,7 @@
  *
  *   byte 0   bits 0-3  scheme, modulo TW_SCHEME_COUNT (so a scheme added
  *                      to the map moves some stored inputs to another
- *                      scheme; a 17th would need a fourth bit)
+ *                      scheme; a 17th would need a fifth bit)
  *            bits 4-5  start clock: 0, 2^32 - k, 2^63 - k, 2^64 - k
  *            bit 6     the scheme's default tables; clear: small ones
  *                      (small_slots() in fuzz_ops.c), which wrap often
