@@ -146,15 +146,21 @@ TW_INLINE void tw_slots_unlink(struct tw_slots *s, struct tw_link *l, unsigned l
 }
 
 /* Move slot i's lists, lane by lane, to the tails of out's lanes, and
- * clear its bit. */
+ * clear its bit.  With lanes, only those whose bit is set: a lane with
+ * timers always has it (a set bit over an empty lane splices nothing). */
 TW_INLINE void tw_slots_take(struct tw_slots *s, size_t i, struct tw_ready *out)
 {
     struct tw_link *h = &s->head[i << s->lshift];
-    for (unsigned j = 0; j < (1u << s->lshift); j++)
-        tw_list_splice_tail(&out->lane[j], &h[j]);
-    tw_bm_clear(s->bm, i);
-    if (s->lshift)
+    if (s->lshift) {
+        for (unsigned m = s->lanes[i]; m; m &= m - 1) {
+            unsigned j = (unsigned)tw_ctz64(m);
+            tw_list_splice_tail(&out->lane[j], &h[j]);
+        }
         s->lanes[i] = 0;
+    } else {
+        tw_list_splice_tail(&out->lane[0], &h[0]);
+    }
+    tw_bm_clear(s->bm, i);
 }
 
 /* The tick of the first occupied slot after c in a one-level table, in

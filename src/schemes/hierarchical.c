@@ -133,10 +133,42 @@ static tw_time_t slot_tick(const struct hier_state *h, size_t i, tw_time_t c)
     return digits << shift;
 }
 
+/* Migrate the timers of the upper slots collect took: the lanes are walked
+ * in turn, several chains of misses at once.  Nothing lands in a slot
+ * passed over: all were emptied first.  The lists are collect's own, so
+ * they are walked, not popped: each node's links are rewritten where it
+ * goes, and no store reaches the next node, the line a pop would write and
+ * the walk waits for.  (A node's lane is tw_lane_of() of its address
+ * wherever it is placed, so lane k of todo also gives the due timers their
+ * ready lane.) */
+static void migrate_all(struct hier_state *h, struct tw_ready *todo, tw_time_t now,
+                        struct tw_ready *out)
+{
+    struct tw_link *at[TW_LANES];
+    for (unsigned k = 0; k < TW_LANES; k++)
+        at[k] = todo->lane[k].next;
+    for (bool more = true; more;) {
+        more = false;
+        for (unsigned k = 0; k < TW_LANES; k++) {
+            struct tw_link *l = at[k];
+            if (l == &todo->lane[k])
+                continue;
+            more = true;
+            at[k] = l->next;
+            __builtin_prefetch(at[k]);
+            struct tw_timer *t = tw_of(l);
+            if (t->tw_expires <= now)
+                tw_list_add_tail(&out->lane[k], l);
+            else
+                (void)tw_hier_place(h, t, now);
+        }
+    }
+}
+
 void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct tw_ready *out)
 {
     struct tw_ready todo;
-    tw_ready_init(&todo);
+    bool migrate = false; /* todo is set up when the first upper slot comes */
     tw_time_t c = tw->now;
     for (unsigned lvl = 0; lvl < h->levels; lvl++) {
         unsigned shift = lvl * h->bits;
@@ -149,36 +181,16 @@ void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct 
         size_t base = (size_t)lvl << h->bits;
         size_t done = 0, i;
         /* Level 0 slots passed over are due whole; upper ones migrate. */
-        struct tw_ready *dst = lvl == 0 ? out : &todo;
-        while ((i = tw_window_next(h->s.bm, base, h->S, from, span, &done)) != SIZE_MAX)
-            tw_slots_take(&h->s, base + i, dst);
-    }
-    /* Migrate: the lanes are walked in turn, several chains of misses at
-     * once.  Nothing lands in a slot passed over: all were emptied above.
-     * The lists are this function's own, so they are walked, not popped:
-     * each node's links are rewritten where it goes, and no store reaches
-     * the next node, the line a pop would write and the walk waits for.
-     * (A node's lane is tw_lane_of() of its address wherever it is placed,
-     * so lane k of todo also gives the due timers their ready lane.) */
-    struct tw_link *at[TW_LANES];
-    for (unsigned k = 0; k < TW_LANES; k++)
-        at[k] = todo.lane[k].next;
-    for (bool more = true; more;) {
-        more = false;
-        for (unsigned k = 0; k < TW_LANES; k++) {
-            struct tw_link *l = at[k];
-            if (l == &todo.lane[k])
-                continue;
-            more = true;
-            at[k] = l->next;
-            __builtin_prefetch(at[k]);
-            struct tw_timer *t = tw_of(l);
-            if (t->tw_expires <= now)
-                tw_list_add_tail(&out->lane[k], l);
-            else
-                (void)tw_hier_place(h, t, now);
+        while ((i = tw_window_next(h->s.bm, base, h->S, from, span, &done)) != SIZE_MAX) {
+            if (lvl > 0 && !migrate) {
+                tw_ready_init(&todo);
+                migrate = true;
+            }
+            tw_slots_take(&h->s, base + i, lvl == 0 ? out : &todo);
         }
     }
+    if (migrate)
+        migrate_all(h, &todo, now, out);
     tw_mincache_expire(&h->min, now);
     size_t first = first_slot(h, now);
     tw->horizon = first == SIZE_MAX ? TW_TIME_MAX : slot_tick(h, first, now);
