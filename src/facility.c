@@ -362,15 +362,16 @@ static int gather(struct tw *tw, tw_time_t now)
 
 /* The next timer an advance runs or queues: the timers started already
  * due first, in start order (tw_advance's contract), then the scheme's,
- * its lanes in turn from *j; NULL when none is left. */
-TW_INLINE struct tw_link *ready_next(struct tw *tw, unsigned *j)
+ * the lanes of *live (tw_ready_live() after gather) in turn from *j; NULL
+ * when none is left. */
+TW_INLINE struct tw_link *ready_next(struct tw *tw, unsigned *j, unsigned *live)
 {
     if (TW_UNLIKELY(!tw_list_empty(&tw->due_now))) {
         struct tw_link *l = tw->due_now.next;
         tw_list_del(l);
         return l;
     }
-    return tw_ready_pop(&tw->ready, j);
+    return tw_ready_pop(&tw->ready, j, live);
 }
 
 /* An advance with work to do: gather, then run the callbacks.  Out of line,
@@ -383,10 +384,10 @@ static TW_NOINLINE int64_t advance_slow(struct tw *tw, tw_time_t now)
     if (TW_UNLIKELY(rc))
         return rc;
     int64_t fired = 0;
-    unsigned j = 0;
+    unsigned j = 0, live = tw_ready_live(&tw->ready);
     struct tw_link *l;
     tw->busy = 1;
-    while ((l = ready_next(tw, &j)) != NULL) {
+    while ((l = ready_next(tw, &j, &live)) != NULL) {
         struct tw_timer *t = tw_of(l);
         t->tw_flags = TW_MAGIC;
         t->tw_owner = 0;
@@ -423,9 +424,9 @@ int64_t tw_collect(struct tw *tw, tw_time_t now)
     if (TW_UNLIKELY(rc))
         return rc;
     int64_t n = 0;
-    unsigned j = 0;
+    unsigned j = 0, live = tw_ready_live(&tw->ready);
     struct tw_link *l;
-    while ((l = ready_next(tw, &j)) != NULL) {
+    while ((l = ready_next(tw, &j, &live)) != NULL) {
         tw_list_add_tail(&tw->expired, l);
         n++;
     }

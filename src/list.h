@@ -83,18 +83,37 @@ TW_INLINE void tw_ready_init(struct tw_ready *r)
         tw_list_init(&r->lane[j]);
 }
 
-/* Pop the next node, taking lanes in turn from *j; NULL when all are empty. */
-TW_INLINE struct tw_link *tw_ready_pop(struct tw_ready *r, unsigned *j)
+/* The lanes of r that hold nodes, one bit each: what tw_ready_pop() takes
+ * from, so that neither finding a lone timer nor learning that none is
+ * left costs a look at every lane. */
+TW_INLINE unsigned tw_ready_live(const struct tw_ready *r)
 {
-    for (unsigned k = 0; k < TW_LANES; k++) {
-        struct tw_link *h = &r->lane[*j];
-        *j = (*j + 1) & (TW_LANES - 1);
-        if (!tw_list_empty(h)) {
-            struct tw_link *l = h->next;
-            tw_list_del(l);
-            __builtin_prefetch(h->next);
-            return l;
+    unsigned m = 0;
+    for (unsigned k = 0; k < TW_LANES; k++)
+        m |= (unsigned)!tw_list_empty(&r->lane[k]) << k;
+    return m;
+}
+
+/* Pop the next node, taking the lanes of *live in turn from *j; NULL when
+ * none is left.  Nodes may leave the lanes between pops (a callback stops
+ * a timer), never join them: a lane found empty leaves *live. */
+TW_INLINE struct tw_link *tw_ready_pop(struct tw_ready *r, unsigned *j, unsigned *live)
+{
+    while (*live) {
+        unsigned m = *live, rot = ((m >> *j) | (m << (TW_LANES - *j))) & ((1u << TW_LANES) - 1);
+        unsigned k = (*j + (unsigned)tw_ctz64(rot)) & (TW_LANES - 1);
+        struct tw_link *h = &r->lane[k];
+        *j = (k + 1) & (TW_LANES - 1);
+        if (tw_list_empty(h)) {
+            *live = m & ~(1u << k);
+            continue;
         }
+        struct tw_link *l = h->next;
+        tw_list_del(l);
+        __builtin_prefetch(h->next);
+        if (tw_list_empty(h))
+            *live = m & ~(1u << k);
+        return l;
     }
     return NULL;
 }
