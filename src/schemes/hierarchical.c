@@ -207,8 +207,12 @@ static size_t first_live_slot(struct tw *tw, struct hier_state *h)
     return i;
 }
 
-int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out)
+/* The earliest tick known without a walk: the cache's first deadline (*slot
+ * SIZE_MAX), or the tick at which the first live slot comes up (*slot its
+ * index).  0 when the wheel is empty. */
+static int first_known(struct tw *tw, struct hier_state *h, tw_time_t *out, size_t *slot)
 {
+    *slot = SIZE_MAX;
     if (tw_mincache_known(&h->min)) {
         *out = h->min.v[0];
         return 1;
@@ -216,10 +220,18 @@ int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out)
     size_t i = first_live_slot(tw, h);
     if (i == SIZE_MAX)
         return 0;
-    if ((i >> h->bits) == 0) {
-        *out = slot_tick(h, i, tw->now); /* a level-0 slot is one tick */
-        return 1;
-    }
+    *slot = i;
+    *out = slot_tick(h, i, tw->now);
+    return 1;
+}
+
+int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out)
+{
+    size_t i;
+    if (!first_known(tw, h, out, &i))
+        return 0;
+    if (i == SIZE_MAX || (i >> h->bits) == 0)
+        return 1; /* the cache's, or a level-0 slot's: one tick, exact */
     /* An upper slot spans many ticks: walk it, its 8 lanes together, and
      * keep its earliest deadlines.  The levels below are empty and every
      * later slot comes up after this one ends, so they are the earliest of
@@ -239,15 +251,8 @@ int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out)
  * earliest timers are stopped wakes for none of them. */
 int tw_hier_wakeup(struct tw *tw, struct hier_state *h, tw_time_t *out)
 {
-    if (tw_mincache_known(&h->min)) {
-        *out = h->min.v[0];
-        return 1;
-    }
-    size_t i = first_live_slot(tw, h);
-    if (i == SIZE_MAX)
-        return 0;
-    *out = slot_tick(h, i, tw->now);
-    return 1;
+    size_t i;
+    return first_known(tw, h, out, &i);
 }
 
 int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c, uint32_t forbid,
