@@ -12,7 +12,7 @@
 # included, wherever it was inlined; twinstr's loop and callbacks and libc
 # excluded), and the figure is the difference of the two runs divided by
 # the operations twinstr reports.  Workloads (bench/instr.c says what each
-# operation is): churn, churn-one, startstop, expire, tcp.
+# operation is): churn, churn-one, startstop, expire, expire-next, tcp.
 #
 # --src DIR builds the library of another source tree (an older commit's
 # worktree, say) in DIR/build-instr and links this tree's twinstr against
@@ -23,7 +23,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 src=$root
 schemes=hierarchical
 ns=1e3,1e4,1e6
-wls=churn,churn-one,startstop,expire,tcp
+wls=churn,churn-one,startstop,expire,expire-next,tcp
 ops=20000
 json=
 usage() { echo "instr-count: $1 (known: --src DIR, --scheme LIST, --n LIST, --workload LIST," \
