@@ -186,7 +186,7 @@ int main(int argc, char **argv)
                 if ((i == 0 || dl[i] != dl[i - 1]) && tw_advance(tw, dl[i]) < 0)
                     die("expire-next: advance");
             if (fired < n)
-                check(tw_advance(tw, k16 + 2), "advance");
+                check((int)tw_advance(tw, k16 + 2), "advance");
             if (fired != n)
                 die("expire-next: not every timer fired");
             free(dl);

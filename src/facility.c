@@ -362,7 +362,7 @@ static int gather(struct tw *tw, tw_time_t now)
 
 /* The next timer an advance runs or queues: the timers started already
  * due first, in start order (tw_advance's contract), then the scheme's,
- * the lanes of *live (tw_ready_live() after gather) in turn from *j; NULL
+ * the lanes of *live (tw_ready_take_live() after gather) in turn from *j; NULL
  * when none is left. */
 TW_INLINE struct tw_link *ready_next(struct tw *tw, unsigned *j, unsigned *live)
 {
@@ -384,7 +384,7 @@ static TW_NOINLINE int64_t advance_slow(struct tw *tw, tw_time_t now)
     if (TW_UNLIKELY(rc))
         return rc;
     int64_t fired = 0;
-    unsigned j = 0, live = tw_ready_live(&tw->ready);
+    unsigned j = 0, live = tw_ready_take_live(&tw->ready);
     struct tw_link *l;
     tw->busy = 1;
     while ((l = ready_next(tw, &j, &live)) != NULL) {
@@ -424,7 +424,7 @@ int64_t tw_collect(struct tw *tw, tw_time_t now)
     if (TW_UNLIKELY(rc))
         return rc;
     int64_t n = 0;
-    unsigned j = 0, live = tw_ready_live(&tw->ready);
+    unsigned j = 0, live = tw_ready_take_live(&tw->ready);
     struct tw_link *l;
     while ((l = ready_next(tw, &j, &live)) != NULL) {
         tw_list_add_tail(&tw->expired, l);

@@ -75,22 +75,35 @@ TW_INLINE struct tw_timer *tw_of(struct tw_link *l)
 
 struct tw_ready {
     struct tw_link lane[TW_LANES];
+    /* Bit k set: lane k may hold nodes.  Whoever links nodes onto a lane
+     * sets its bit (tw_ready_lane()), so that the pops that follow neither
+     * look at every lane to find a lone timer nor to learn that none is
+     * left; the core clears the bits when it takes the lanes
+     * (tw_ready_take_live()).  A bit may stand over a lane emptied since
+     * (a callback stopped its timers): the pops cope. */
+    unsigned live;
 };
 
 TW_INLINE void tw_ready_init(struct tw_ready *r)
 {
     for (unsigned j = 0; j < TW_LANES; j++)
         tw_list_init(&r->lane[j]);
+    r->live = 0;
 }
 
-/* The lanes of r that hold nodes, one bit each: what tw_ready_pop() takes
- * from, so that neither finding a lone timer nor learning that none is
- * left costs a look at every lane. */
-TW_INLINE unsigned tw_ready_live(const struct tw_ready *r)
+/* Lane k of r, for nodes about to be linked onto it: its bit is set. */
+TW_INLINE struct tw_link *tw_ready_lane(struct tw_ready *r, unsigned k)
 {
-    unsigned m = 0;
-    for (unsigned k = 0; k < TW_LANES; k++)
-        m |= (unsigned)!tw_list_empty(&r->lane[k]) << k;
+    r->live |= 1u << k;
+    return &r->lane[k];
+}
+
+/* The lanes that may hold nodes, for tw_ready_pop(); their bits are
+ * cleared: the caller pops until none is left. */
+TW_INLINE unsigned tw_ready_take_live(struct tw_ready *r)
+{
+    unsigned m = r->live;
+    r->live = 0;
     return m;
 }
 

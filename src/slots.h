@@ -152,13 +152,15 @@ TW_INLINE void tw_slots_take(struct tw_slots *s, size_t i, struct tw_ready *out)
 {
     struct tw_link *h = &s->head[i << s->lshift];
     if (s->lshift) {
-        for (unsigned m = s->lanes[i]; m; m &= m - 1) {
+        unsigned m = s->lanes[i];
+        out->live |= m;
+        for (; m; m &= m - 1) {
             unsigned j = (unsigned)tw_ctz64(m);
             tw_list_splice_tail(&out->lane[j], &h[j]);
         }
         s->lanes[i] = 0;
     } else {
-        tw_list_splice_tail(&out->lane[0], &h[0]);
+        tw_list_splice_tail(tw_ready_lane(out, 0), &h[0]);
     }
     tw_bm_clear(s->bm, i);
 }

@@ -130,7 +130,7 @@ static void sa_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
 {
     struct sa_state *s = TW_STATE(tw, struct sa_state);
     while (s->lo < s->hi && s->a[s->lo]->tw_expires <= now)
-        tw_list_add_tail(&out->lane[0], &s->a[s->lo++]->tw_u.link);
+        tw_list_add_tail(tw_ready_lane(out, 0), &s->a[s->lo++]->tw_u.link);
     if (s->lo == s->hi)
         s->lo = s->hi = 0;
     tw->horizon = s->lo < s->hi ? s->a[s->lo]->tw_expires : TW_TIME_MAX;

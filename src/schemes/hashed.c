@@ -117,7 +117,7 @@ static void take_due(struct tw_slots *s, size_t i, tw_time_t now, struct tw_link
 
 static void hashed_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready)
 {
-    struct tw_link *out = &ready->lane[0];
+    struct tw_link *out = tw_ready_lane(ready, 0);
     struct hashed_state *h = TW_STATE(tw, struct hashed_state);
     struct tw_slots *s = &h->s;
     tw_time_t gap = now - tw->now;

@@ -76,7 +76,7 @@ static void hsorted_remove(struct tw *tw, struct tw_timer *t)
 
 static void hsorted_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready)
 {
-    struct tw_link *out = &ready->lane[0];
+    struct tw_link *out = tw_ready_lane(ready, 0);
     struct tw_slots *s = &TW_STATE(tw, struct hsorted_state)->s;
     tw_time_t gap = now - tw->now;
     size_t span = gap >= s->n ? s->n : (size_t)gap;

@@ -131,7 +131,7 @@ static void heap_remove(struct tw *tw, struct tw_timer *t)
 
 static void heap_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready)
 {
-    struct tw_link *out = &ready->lane[0];
+    struct tw_link *out = tw_ready_lane(ready, 0);
     struct heap_state *h = TW_STATE(tw, struct heap_state);
     while (h->len > 0 && h->a[0].e <= now) {
         struct tw_timer *t = h->a[0].t;

@@ -158,15 +158,46 @@ static void migrate_all(struct hier_state *h, struct tw_ready *todo, tw_time_t n
             __builtin_prefetch(at[k]);
             struct tw_timer *t = tw_of(l);
             if (t->tw_expires <= now)
-                tw_list_add_tail(&out->lane[k], l);
+                tw_list_add_tail(tw_ready_lane(out, k), l);
             else
                 (void)tw_hier_place(h, t, now);
         }
     }
 }
 
+/* Bits 0 .. d of a word (d < 64: 2 << 63 wraps to 0, giving all ones). */
+TW_INLINE uint64_t bits_upto(unsigned d) { return (UINT64_C(2) << d) - 1; }
+
+/* An advance within the current level-0 period (no carry into digit 1)
+ * with level 0 in the bitmap's first word (S <= 64): the slots passed over
+ * are the bits (c, now] of that word, and the next one, if any, the first
+ * bit above now's.  Most advances are these when time moves by a few ticks
+ * at a time: no level loop, no window walk, no horizon search above level
+ * 0 unless level 0 is empty past now. */
+static void collect_level0(struct tw *tw, struct hier_state *h, tw_time_t now,
+                           struct tw_ready *out)
+{
+    unsigned d0 = (unsigned)(tw->now & h->mask), d1 = (unsigned)(now & h->mask);
+    uint64_t lvl0 = ~UINT64_C(0) >> (64u - h->S);
+    uint64_t due = h->s.bm[0] & bits_upto(d1) & ~bits_upto(d0);
+    for (; due; due &= due - 1)
+        tw_slots_take(&h->s, (size_t)tw_ctz64(due), out);
+    tw_mincache_expire(&h->min, now);
+    uint64_t rest = h->s.bm[0] & lvl0 & ~bits_upto(d1);
+    if (rest) {
+        tw->horizon = (now & ~(tw_time_t)h->mask) | (tw_time_t)tw_ctz64(rest);
+        return;
+    }
+    size_t first = first_slot(h, now);
+    tw->horizon = first == SIZE_MAX ? TW_TIME_MAX : slot_tick(h, first, now);
+}
+
 void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct tw_ready *out)
 {
+    if (((tw->now ^ now) >> h->bits) == 0 && h->S <= 64) {
+        collect_level0(tw, h, now, out);
+        return;
+    }
     struct tw_ready todo;
     bool migrate = false; /* todo is set up when the first upper slot comes */
     tw_time_t c = tw->now;

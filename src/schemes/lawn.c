@@ -314,7 +314,7 @@ void tw_lawn_remove_last(struct tw *tw, struct lawn_state *L, struct tw_timer *t
 static bool mow(struct lawn_state *L, struct lawn_q *q, tw_time_t now, struct tw_ready *out,
                 tw_time_t *e)
 {
-    struct tw_link *lane = &out->lane[L->lane++ & (TW_LANES - 1)];
+    struct tw_link *lane = tw_ready_lane(out, L->lane++ & (TW_LANES - 1));
     struct tw_link *h = &q->list, *last = h->next, *l = last->next;
     /* Find the end of the due prefix, then move it in one splice: the walk
      * only reads, the splice writes the lines the walk has brought in and

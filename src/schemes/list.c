@@ -59,7 +59,7 @@ static void list_remove(struct tw *tw, struct tw_timer *t)
 
 static void list_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready)
 {
-    struct tw_link *out = &ready->lane[0];
+    struct tw_link *out = tw_ready_lane(ready, 0);
     struct tw_link *h = &TW_STATE(tw, struct list_state)->head;
     struct tw_link *l = h->next;
     tw_time_t min = TW_TIME_MAX;

@@ -77,7 +77,7 @@ static void ordered_remove(struct tw *tw, struct tw_timer *t)
 
 static void ordered_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready)
 {
-    struct tw_link *out = &ready->lane[0];
+    struct tw_link *out = tw_ready_lane(ready, 0);
     struct tw_link *h = &TW_STATE(tw, struct ordered_state)->head;
     struct tw_link *l = h->next;
     while (l != h && tw_of(l)->tw_expires <= now) {
