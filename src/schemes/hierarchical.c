@@ -133,27 +133,31 @@ static tw_time_t slot_tick(const struct hier_state *h, size_t i, tw_time_t c)
     return digits << shift;
 }
 
-/* Migrate the timers of the upper slots collect took: the lanes are walked
- * in turn, several chains of misses at once.  Nothing lands in a slot
- * passed over: all were emptied first.  The lists are collect's own, so
- * they are walked, not popped: each node's links are rewritten where it
- * goes, and no store reaches the next node, the line a pop would write and
- * the walk waits for.  (A node's lane is tw_lane_of() of its address
- * wherever it is placed, so lane k of todo also gives the due timers their
- * ready lane.) */
+/* Migrate the timers of the upper slots collect took: the lanes that
+ * hold any (todo->live) are walked in turn, several chains of misses at
+ * once.  Nothing lands in a slot passed over: all were emptied first.  The
+ * lists are collect's own, so they are walked, not popped: each node's
+ * links are rewritten where it goes, and no store reaches the next node,
+ * the line a pop would write and the walk waits for.  (A node's lane is
+ * tw_lane_of() of its address wherever it is placed, so lane k of todo
+ * also gives the due timers their ready lane.) */
 static void migrate_all(struct hier_state *h, struct tw_ready *todo, tw_time_t now,
                         struct tw_ready *out)
 {
     struct tw_link *at[TW_LANES];
-    for (unsigned k = 0; k < TW_LANES; k++)
+    unsigned live = todo->live;
+    for (unsigned m = live; m; m &= m - 1) {
+        unsigned k = (unsigned)tw_ctz64(m);
         at[k] = todo->lane[k].next;
-    for (bool more = true; more;) {
-        more = false;
-        for (unsigned k = 0; k < TW_LANES; k++) {
+    }
+    while (live) {
+        for (unsigned m = live; m; m &= m - 1) {
+            unsigned k = (unsigned)tw_ctz64(m);
             struct tw_link *l = at[k];
-            if (l == &todo->lane[k])
+            if (l == &todo->lane[k]) {
+                live &= ~(1u << k);
                 continue;
-            more = true;
+            }
             at[k] = l->next;
             __builtin_prefetch(at[k]);
             struct tw_timer *t = tw_of(l);
@@ -165,37 +169,109 @@ static void migrate_all(struct hier_state *h, struct tw_ready *todo, tw_time_t n
     }
 }
 
+/* Take upper slot i onto todo, whose lanes are set up as they are first
+ * used (todo->live): an advance that migrates one timer touches one. */
+static void take_upper(struct hier_state *h, size_t i, struct tw_ready *todo)
+{
+    unsigned fresh = h->s.lanes[i] & ~todo->live;
+    for (; fresh; fresh &= fresh - 1)
+        tw_list_init(&todo->lane[tw_ctz64(fresh)]);
+    tw_slots_take(&h->s, i, todo);
+}
+
 /* Bits 0 .. d of a word (d < 64: 2 << 63 wraps to 0, giving all ones). */
 TW_INLINE uint64_t bits_upto(unsigned d) { return (UINT64_C(2) << d) - 1; }
 
-/* An advance within the current level-0 period (no carry into digit 1)
- * with level 0 in the bitmap's first word (S <= 64): the slots passed over
- * are the bits (c, now] of that word, and the next one, if any, the first
- * bit above now's.  Most advances are these when time moves by a few ticks
- * at a time: no level loop, no window walk, no horizon search above level
- * 0 unless level 0 is empty past now. */
-static void collect_level0(struct tw *tw, struct hier_state *h, tw_time_t now,
-                           struct tw_ready *out)
+/* With S <= 64 a level's S bits lie in one word of the bitmap (S divides
+ * 64): level lvl's occupancy, slot j at bit j. */
+TW_INLINE uint64_t level_bits(const struct hier_state *h, unsigned lvl)
 {
-    unsigned d0 = (unsigned)(tw->now & h->mask), d1 = (unsigned)(now & h->mask);
-    uint64_t lvl0 = ~UINT64_C(0) >> (64u - h->S);
-    uint64_t due = h->s.bm[0] & bits_upto(d1) & ~bits_upto(d0);
-    for (; due; due &= due - 1)
-        tw_slots_take(&h->s, (size_t)tw_ctz64(due), out);
-    tw_mincache_expire(&h->min, now);
-    uint64_t rest = h->s.bm[0] & lvl0 & ~bits_upto(d1);
-    if (rest) {
-        tw->horizon = (now & ~(tw_time_t)h->mask) | (tw_time_t)tw_ctz64(rest);
-        return;
+    size_t base = (size_t)lvl << h->bits;
+    return (h->s.bm[base >> 6] >> (base & 63)) & (~UINT64_C(0) >> (64u - h->S));
+}
+
+/* The slots of a level that time passes over from digit c to digit n
+ * (c != n, diff = n - c of the level's digits), as bits of level_bits(). */
+TW_INLINE uint64_t window_bits(const struct hier_state *h, tw_time_t c, tw_time_t diff)
+{
+    uint64_t all = ~UINT64_C(0) >> (64u - h->S);
+    if (diff >= h->S)
+        return all;
+    unsigned from = (unsigned)((c + 1) & h->mask), span = (unsigned)diff;
+    if (from + span <= h->S)
+        return bits_upto(span - 1) << from;
+    return ((all << from) & all) | bits_upto(from + span - h->S - 1);
+}
+
+/* first_slot() for S <= 64, a word per level. */
+TW_INLINE size_t first_slot_words(const struct hier_state *h, tw_time_t c)
+{
+    for (unsigned lvl = 0; lvl < h->levels; lvl++) {
+        unsigned d = (unsigned)((c >> (lvl * h->bits)) & h->mask);
+        uint64_t x = level_bits(h, lvl) & ~bits_upto(d);
+        if (x)
+            return ((size_t)lvl << h->bits) + (size_t)tw_ctz64(x);
     }
-    size_t first = first_slot(h, now);
+    return SIZE_MAX;
+}
+
+/* An advance that carries into digit 1 or above. */
+static TW_NOINLINE void collect_carry(struct tw *tw, struct hier_state *h, tw_time_t now,
+                                      struct tw_ready *out)
+{
+    struct tw_ready todo;
+    todo.live = 0;
+    tw_time_t c = tw->now;
+    for (unsigned lvl = 0; lvl < h->levels; lvl++) {
+        unsigned shift = lvl * h->bits;
+        tw_time_t cl = c >> shift, nl = now >> shift;
+        if (cl == nl)
+            break; /* this digit and all above it did not change */
+        size_t base = (size_t)lvl << h->bits;
+        uint64_t x = level_bits(h, lvl) & window_bits(h, cl, nl - cl);
+        for (; x; x &= x - 1) {
+            if (lvl == 0)
+                tw_slots_take(&h->s, (size_t)tw_ctz64(x), out);
+            else
+                take_upper(h, base + (size_t)tw_ctz64(x), &todo);
+        }
+    }
+    if (todo.live)
+        migrate_all(h, &todo, now, out);
+    tw_mincache_expire(&h->min, now);
+}
+
+/* Collect for S <= 64: at each level whose digit changed, the slots passed
+ * over are bits of one word, taken without a window walk; an advance that
+ * stays within the current level-0 period (most, when time moves a few
+ * ticks at a time) finds the next slot in the same word. */
+static void collect_words(struct tw *tw, struct hier_state *h, tw_time_t now,
+                          struct tw_ready *out)
+{
+    if (((tw->now ^ now) >> h->bits) == 0) {
+        /* Within the current level-0 period: bits (now, new now] of level
+         * 0 are due, and the next slot is the first bit above, if any. */
+        unsigned d0 = (unsigned)(tw->now & h->mask), d1 = (unsigned)(now & h->mask);
+        uint64_t occ = level_bits(h, 0);
+        for (uint64_t due = occ & bits_upto(d1) & ~bits_upto(d0); due; due &= due - 1)
+            tw_slots_take(&h->s, (size_t)tw_ctz64(due), out);
+        tw_mincache_expire(&h->min, now);
+        uint64_t rest = occ & ~bits_upto(d1);
+        if (rest) {
+            tw->horizon = (now & ~(tw_time_t)h->mask) | (tw_time_t)tw_ctz64(rest);
+            return;
+        }
+    } else {
+        collect_carry(tw, h, now, out);
+    }
+    size_t first = first_slot_words(h, now);
     tw->horizon = first == SIZE_MAX ? TW_TIME_MAX : slot_tick(h, first, now);
 }
 
 void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct tw_ready *out)
 {
-    if (((tw->now ^ now) >> h->bits) == 0 && h->S <= 64) {
-        collect_level0(tw, h, now, out);
+    if (h->S <= 64) {
+        collect_words(tw, h, now, out);
         return;
     }
     struct tw_ready todo;
