@@ -245,8 +245,8 @@ static TW_NOINLINE void collect_carry(struct tw *tw, struct hier_state *h, tw_ti
  * over are bits of one word, taken without a window walk; an advance that
  * stays within the current level-0 period (most, when time moves a few
  * ticks at a time) finds the next slot in the same word. */
-static void collect_words(struct tw *tw, struct hier_state *h, tw_time_t now,
-                          struct tw_ready *out)
+TW_INLINE void collect_words(struct tw *tw, struct hier_state *h, tw_time_t now,
+                             struct tw_ready *out)
 {
     if (((tw->now ^ now) >> h->bits) == 0) {
         /* Within the current level-0 period: bits (now, new now] of level
@@ -268,12 +268,10 @@ static void collect_words(struct tw *tw, struct hier_state *h, tw_time_t now,
     tw->horizon = first == SIZE_MAX ? TW_TIME_MAX : slot_tick(h, first, now);
 }
 
-void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct tw_ready *out)
+/* Collect for S = 128 and 256: the levels' windows walked in the bitmap. */
+static TW_NOINLINE void collect_walk(struct tw *tw, struct hier_state *h, tw_time_t now,
+                                     struct tw_ready *out)
 {
-    if (h->S <= 64) {
-        collect_words(tw, h, now, out);
-        return;
-    }
     struct tw_ready todo;
     bool migrate = false; /* todo is set up when the first upper slot comes */
     tw_time_t c = tw->now;
@@ -301,6 +299,14 @@ void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct 
     tw_mincache_expire(&h->min, now);
     size_t first = first_slot(h, now);
     tw->horizon = first == SIZE_MAX ? TW_TIME_MAX : slot_tick(h, first, now);
+}
+
+void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct tw_ready *out)
+{
+    if (h->S <= 64)
+        collect_words(tw, h, now, out);
+    else
+        collect_walk(tw, h, now, out);
 }
 
 /* The first occupied slot against now, the slots before it whose bits
@@ -432,9 +438,15 @@ static void hier_fini(struct tw *tw) { tw_hier_teardown(tw, HIER(tw)); }
 static void hier_insert(struct tw *tw, struct tw_timer *t) { (void)tw_hier_insert(tw, HIER(tw), t); }
 static void hier_remove(struct tw *tw, struct tw_timer *t) { tw_hier_remove(HIER(tw), t); }
 
+/* The body inline: an advance that fires one timer makes no more calls
+ * than it must. */
 static void hier_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
 {
-    tw_hier_collect(tw, HIER(tw), now, out);
+    struct hier_state *h = HIER(tw);
+    if (h->S <= 64)
+        collect_words(tw, h, now, out);
+    else
+        collect_walk(tw, h, now, out);
 }
 
 static int hier_next(struct tw *tw, tw_time_t *out) { return tw_hier_next(tw, HIER(tw), out); }
