@@ -161,10 +161,15 @@ static void migrate_all(struct hier_state *h, struct tw_ready *todo, tw_time_t n
             at[k] = l->next;
             __builtin_prefetch(at[k]);
             struct tw_timer *t = tw_of(l);
-            if (t->tw_expires <= now)
+            tw_time_t e = t->tw_expires;
+            if (e <= now) {
                 tw_list_add_tail(tw_ready_lane(out, k), l);
-            else
-                (void)tw_hier_place(h, t, now);
+            } else {
+                /* Lane k is tw_lane_of(t): no hash to compute again. */
+                unsigned shift;
+                size_t i = tw_hier_slot(h, e, now, &shift);
+                (void)tw_slots_add_lane(&h->s, i, k, l, TW_LANE_SHIFT);
+            }
         }
     }
 }
