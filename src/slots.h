@@ -147,11 +147,12 @@ TW_INLINE void tw_slots_unlink(struct tw_slots *s, struct tw_link *l, unsigned l
 
 /* Move slot i's lists, lane by lane, to the tails of out's lanes, and
  * clear its bit.  With lanes, only those whose bit is set: a lane with
- * timers always has it (a set bit over an empty lane splices nothing). */
-TW_INLINE void tw_slots_take(struct tw_slots *s, size_t i, struct tw_ready *out)
+ * timers always has it (a set bit over an empty lane splices nothing).
+ * lshift: the table's, a constant at the call. */
+TW_INLINE void tw_slots_take(struct tw_slots *s, size_t i, struct tw_ready *out, unsigned lshift)
 {
-    struct tw_link *h = &s->head[i << s->lshift];
-    if (s->lshift) {
+    struct tw_link *h = &s->head[i << lshift];
+    if (lshift) {
         unsigned m = s->lanes[i];
         out->live |= m;
         for (; m; m &= m - 1) {

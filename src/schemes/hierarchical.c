@@ -181,7 +181,7 @@ static void take_upper(struct hier_state *h, size_t i, struct tw_ready *todo)
     unsigned fresh = h->s.lanes[i] & ~todo->live;
     for (; fresh; fresh &= fresh - 1)
         tw_list_init(&todo->lane[tw_ctz64(fresh)]);
-    tw_slots_take(&h->s, i, todo);
+    tw_slots_take(&h->s, i, todo, TW_LANE_SHIFT);
 }
 
 /* Bits 0 .. d of a word (d < 64: 2 << 63 wraps to 0, giving all ones). */
@@ -236,7 +236,7 @@ static TW_NOINLINE void collect_carry(struct tw *tw, struct hier_state *h, tw_ti
         uint64_t x = level_bits(h, lvl) & window_bits(h, cl, nl - cl);
         for (; x; x &= x - 1) {
             if (lvl == 0)
-                tw_slots_take(&h->s, (size_t)tw_ctz64(x), out);
+                tw_slots_take(&h->s, (size_t)tw_ctz64(x), out, TW_LANE_SHIFT);
             else
                 take_upper(h, base + (size_t)tw_ctz64(x), &todo);
         }
@@ -259,7 +259,7 @@ TW_INLINE void collect_words(struct tw *tw, struct hier_state *h, tw_time_t now,
         unsigned d0 = (unsigned)(tw->now & h->mask), d1 = (unsigned)(now & h->mask);
         uint64_t occ = level_bits(h, 0);
         for (uint64_t due = occ & bits_upto(d1) & ~bits_upto(d0); due; due &= due - 1)
-            tw_slots_take(&h->s, (size_t)tw_ctz64(due), out);
+            tw_slots_take(&h->s, (size_t)tw_ctz64(due), out, TW_LANE_SHIFT);
         tw_mincache_expire(&h->min, now);
         uint64_t rest = occ & ~bits_upto(d1);
         if (rest) {
@@ -296,7 +296,7 @@ static TW_NOINLINE void collect_walk(struct tw *tw, struct hier_state *h, tw_tim
                 tw_ready_init(&todo);
                 migrate = true;
             }
-            tw_slots_take(&h->s, base + i, lvl == 0 ? out : &todo);
+            tw_slots_take(&h->s, base + i, lvl == 0 ? out : &todo, TW_LANE_SHIFT);
         }
     }
     if (migrate)

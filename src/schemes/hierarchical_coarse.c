@@ -188,7 +188,7 @@ static void coarse_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
         size_t base = (size_t)l << h->bits;
         size_t done = 0, i;
         while ((i = tw_window_next(h->s.bm, base, h->S, from, span, &done)) != SIZE_MAX)
-            tw_slots_take(&h->s, base + i, out);
+            tw_slots_take(&h->s, base + i, out, TW_LANE_SHIFT);
     }
     bool any;
     tw->horizon = first_slot_tick(h, now, &any);

@@ -79,7 +79,7 @@ static void wheel_collect(struct tw *tw, tw_time_t now, struct tw_ready *ready)
     /* Visit occupied slots of ticks now+1 .. now+span in tick order. */
     size_t done = 0, i;
     while ((i = tw_window_next(s->bm, 0, s->n, from, span, &done)) != SIZE_MAX)
-        tw_slots_take(s, i, ready);
+        tw_slots_take(s, i, ready, 0);
     tw->horizon = tw_slots_next_tick(s, now);
 }
 
