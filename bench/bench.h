@@ -2,7 +2,8 @@
  * bench.h -- what the twbench harness and its targets share.
  *
  * A target is something that keeps timers: one twheel scheme (with its
- * options), or a peer library (libev, libuv, libevent).  Each target is one
+ * options), or a peer: refwheel (the lean wheel of refwheel.c) or a library
+ * (libev, libuv, libevent).  Each target is one
  * translation unit that defines a small driver (open, start, stop, advance,
  * close) and then includes workloads.h, which expands the workloads against
  * that driver with direct calls, so the figures carry no dispatch cost that
@@ -11,9 +12,9 @@
  * crossovers; report.c and the files report.h names write the JSON, the SVG
  * plots, report.html and summary.md.
  *
- * Time inside a workload is in ticks of the target.  twheel's ticks are
- * abstract; the peers map a tick to their own unit (peer_*.c say which) and
- * read it from a virtual clock (vclock.c).
+ * Time inside a workload is in ticks of the target.  twheel's and
+ * refwheel's ticks are abstract; the event-loop peers map a tick to their
+ * own unit (peer_*.c say which) and read it from a virtual clock (vclock.c).
  */
 #ifndef TWBENCH_BENCH_H
 #define TWBENCH_BENCH_H
@@ -163,6 +164,10 @@ int libuv_target_init(int real_poll, struct peer_info *info);
 int libuv_target_run(const struct wl_spec *spec, struct wl_result *res);
 int libevent_target_init(int real_poll, struct peer_info *info);
 int libevent_target_run(const struct wl_spec *spec, struct wl_result *res);
+/* peer_refwheel.c, always built: 0, or -1 with info->error if its self-test
+ * fails. */
+int refwheel_target_init(struct peer_info *info);
+int refwheel_target_run(const struct wl_spec *spec, struct wl_result *res);
 
 /* ------------------------------------------------------- virtual clock */
 

@@ -23,10 +23,11 @@
  * slope is judged against and its source.  A rule matches on the
  * workload's base name (churn-any, restart and restart-any count as churn;
  * idle as tcp), NULL for any; on the target (a scheme, ANY_SCHEME for every
- * twheel scheme, PEERS for libev, libuv and libevent); and on all the
- * conditions in `when`.
+ * twheel scheme, PEERS for the event loops libev, libuv and libevent,
+ * REFWHEEL for the lean wheel of refwheel.c); and on all the conditions in
+ * `when`.
  */
-enum { ANY_SCHEME = -1, PEERS = -2 };
+enum { ANY_SCHEME = -1, PEERS = -2, REFWHEEL = -3 };
 enum {
     W_STOP = 1 << 0,    /* a ttl-*-stop workload */
     W_NOSTOP = 1 << 1,  /* not one */
@@ -45,6 +46,9 @@ struct claim_rule {
 };
 
 static const struct claim_rule claim_rules[] = {
+    {.target = REFWHEEL, .claim = CLAIM_FLAT,
+     .why = "refwheel, Scheme 7 (Table II): start, stop O(1); an advance O(levels + "
+            "occupied slots passed + timers moved or fired)"},
     {.workload = "tick", .target = PEERS, .claim = CLAIM_FLAT,
      .why = "a loop iteration with nothing due: O(1)"},
     {.workload = "tick-jump", .target = PEERS, .claim = CLAIM_FLAT,
@@ -117,11 +121,11 @@ static enum claim claim_for(const char *sname, const struct target *t, const cha
     unsigned have = (stop ? W_STOP : W_NOSTOP) | (strncmp(base, "ttl-", 4) == 0 ? W_TTL : 0u) |
                     (!strcmp(sname, "idle") ? W_IDLE : 0u) |
                     (t->options & TW_OPT_LAWN_SCAN ? W_SCAN : W_NOSCAN);
-    int target = t->peer != PEER_NONE ? PEERS : t->scheme;
+    int target = t->peer == PEER_REFWHEEL ? REFWHEEL : t->peer != PEER_NONE ? PEERS : t->scheme;
     for (size_t i = 0; i < sizeof claim_rules / sizeof claim_rules[0]; i++) {
         const struct claim_rule *r = &claim_rules[i];
         if ((r->workload == NULL || !strcmp(r->workload, base)) &&
-            (r->target == target || (r->target == ANY_SCHEME && target != PEERS)) &&
+            (r->target == target || (r->target == ANY_SCHEME && target >= 0)) &&
             (r->when & have) == r->when) {
             *why = r->why;
             return r->claim;

@@ -77,7 +77,7 @@ struct cli_opts opt;
 
 /* The default run (no --full, --quick, --workload or --scheme): the
  * workloads the README's table shows, for the default scheme, the best of
- * each family and the three peers.  Sized for about 2 minutes on 2 cores;
+ * each family and the four peers.  Sized for about 2 minutes on 2 cores;
  * --full runs every workload on every target. */
 static const char *const default_workloads[] = {"startstop", "churn",   "restart", "expire",
                                                 "tcp",       "idle",    "tick",    "ttl-8"};
@@ -124,7 +124,8 @@ static void usage(FILE *f)
             "With no options: the default run, about 2 minutes on 2 cores: the workloads\n"
             DEFAULT_WORKLOADS_TEXT "\n"
             "for " DEFAULT_SCHEMES_TEXT "\n"
-            "and the peers libev, libuv and libevent, at n = 1e3, 1e4, 1e5, 1e6.\n"
+            "and the peers refwheel (a lean wheel written here from the paper), libev,\n"
+            "libuv and libevent, at n = 1e3, 1e4, 1e5, 1e6.\n"
             "\n"
             "  --full                  every workload and every scheme (about 8 minutes)\n"
             "  --quick                 every workload and scheme at n = 1e3 and 1e4, 3\n"
@@ -135,9 +136,10 @@ static void usage(FILE *f)
             "                          or ttl (every ttl-*), all.  A second figure\n"
             "                          (churn-any, expire-jump, ...) is measured with its\n"
             "                          first: asking for either runs both\n"
-            "  --scheme NAME[,NAME]    run these targets: twheel schemes, lawn_scan, libev,\n"
-            "                          libuv, libevent, peers (default: every one this build\n"
-            "                          has; with no --workload either, the default run's)\n"
+            "  --scheme NAME[,NAME]    run these targets: twheel schemes, lawn_scan,\n"
+            "                          refwheel, libev, libuv, libevent, peers (the last\n"
+            "                          four; default: every one this build has; with no\n"
+            "                          --workload either, the default run's)\n"
             "  --n LIST                pending timers, e.g. 1e3,1e4 (default 1e3,1e4,1e5,\n"
             "                          1e6; 1e7 on request)\n"
             "  --reps K                measured windows after one warm-up, 1 to %d (default\n"
@@ -152,7 +154,7 @@ static void usage(FILE *f)
             "  --json FILE             also write the JSON to FILE\n"
             "  --seed S                base seed, an unsigned integer (default fixed)\n"
             "  --check                 check each structure after each phase (slow, untimed)\n"
-            "  --real-poll             let the peers' loops make real epoll_wait syscalls\n"
+            "  --real-poll             let the event-loop peers make real epoll_wait syscalls\n"
             "  --help                  this text\n",
             WINDOWS_MAX - 1, ROUNDS_MAX);
 }
@@ -255,14 +257,18 @@ static void add_workload(const char *name)
 static void add_scheme(const char *name)
 {
     scheme_filter = 1;
-    static const char *extra[] = {"lawn_scan", "libev", "libuv", "libevent"};
-    for (int i = 0; i < 4; i++)
+    /* in the order of the SEL_* that follow the schemes */
+    static const char *const extra[] = {"lawn_scan", "libev", "libuv", "libevent", "refwheel"};
+    _Static_assert(sizeof extra / sizeof extra[0] == SEL_COUNT - SEL_LAWN_SCAN,
+                   "a name for every SEL_* beyond the schemes");
+    for (int i = 0; i < SEL_COUNT - SEL_LAWN_SCAN; i++)
         if (strcmp(name, extra[i]) == 0) {
             scheme_selected[SEL_LAWN_SCAN + i] = 1;
             return;
         }
     if (strcmp(name, "peers") == 0) {
-        scheme_selected[SEL_LIBEV] = scheme_selected[SEL_LIBUV] = scheme_selected[SEL_LIBEVENT] = 1;
+        scheme_selected[SEL_REFWHEEL] = scheme_selected[SEL_LIBEV] = 1;
+        scheme_selected[SEL_LIBUV] = scheme_selected[SEL_LIBEVENT] = 1;
         return;
     }
     int s = tw_scheme_from_name(name);
@@ -272,7 +278,8 @@ static void add_scheme(const char *name)
             size_t used = strlen(known);
             snprintf(known + used, sizeof known - used, "%s, ", tw_scheme_name((enum tw_scheme)i));
         }
-        usage_error("unknown --scheme '%s' (known: %slawn_scan, libev, libuv, libevent, peers)",
+        usage_error("unknown --scheme '%s' (known: %slawn_scan, refwheel, libev, libuv, "
+                    "libevent, peers)",
                     name, known);
     }
     if (!tw_scheme_available((enum tw_scheme)s))

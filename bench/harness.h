@@ -13,15 +13,17 @@
 
 #include <stdio.h>
 
-/* Every twheel scheme, lawn_scan and the three peers. */
-#define TARGETS_MAX (TW_SCHEME_COUNT + 4)
+/* Every twheel scheme, lawn_scan and the four peers. */
+#define TARGETS_MAX (TW_SCHEME_COUNT + 5)
 #define X_MAX 16
 #define ROUNDS_MAX 15 /* --rounds; stats() takes up to WINDOWS_MAX values */
 #define SERIES_MAX 28
 
 _Static_assert(ROUNDS_MAX <= WINDOWS_MAX, "stats() sorts round medians in a window buffer");
 
-enum peer_id { PEER_NONE, PEER_LIBEV, PEER_LIBUV, PEER_LIBEVENT };
+/* The peers: the event loops' timers, and refwheel, the lean wheel written
+ * here as the yardstick of an embedded wheel (peer_refwheel.c). */
+enum peer_id { PEER_NONE, PEER_LIBEV, PEER_LIBUV, PEER_LIBEVENT, PEER_REFWHEEL };
 
 struct target {
     const char *name;
@@ -37,6 +39,13 @@ struct target {
 };
 
 enum cell_state { CELL_NONE, CELL_OK, CELL_SKIP, CELL_NA, CELL_MISSING };
+
+/* A peer that is an event loop, run on the virtual clock (vclock.c): libev,
+ * libuv, libevent; not refwheel, which is called directly. */
+static inline int is_loop_peer(const struct target *t)
+{
+    return t->peer != PEER_NONE && t->peer != PEER_REFWHEEL;
+}
 
 struct cell {
     enum cell_state state;

@@ -28,10 +28,12 @@ int reps_for(size_t n)
     return n >= 1000000 ? 3 : 5;
 }
 
+/* twheel's TTL schemes and their references (heap, hierarchical), and
+ * refwheel, the lean wheel: not the event loops. */
 int is_sweep_target(const struct target *t)
 {
     return t->scheme == TW_HEAP || t->scheme == TW_HIERARCHICAL || t->scheme == TW_LAWN ||
-           t->scheme == TW_HYBRID;
+           t->scheme == TW_HYBRID || t->peer == PEER_REFWHEEL;
 }
 
 /* ------------------------------------------------------------- memory */
@@ -45,8 +47,9 @@ static double bytes_per_timer_estimate(void)
 {
     double node = sizeof(struct bnode);
     for (int ti = 0; ti < ntargets; ti++) {
-        /* the peers' nodes: ev_timer 32-64, uv_timer_t ~150, struct event ~130 */
-        if (targets[ti].peer != PEER_NONE && !targets[ti].missing)
+        /* the event loops' nodes: ev_timer 32-64, uv_timer_t ~150, struct
+         * event ~130 (refwheel's, 32 bytes, is smaller than twheel's) */
+        if (is_loop_peer(&targets[ti]) && !targets[ti].missing)
             node = node > 168 ? node : 168;
     }
     return (node + 96 + 24 + 24) * 1.25;
@@ -285,7 +288,7 @@ double cell_cost(const struct target *t, const struct wl_spec *s)
         {0.52, 0.30, 1.01, 2.9},   /* ttl */
     };
     static const double target[4][7] = {
-        /* wheel heap lawn scan hashed libev libuv/libevent */
+        /* wheel (and refwheel) heap lawn scan hashed libev libuv/libevent */
         {1, 2, 6, 10, 1.2, 1.6, 4.4},
         {1, 2.2, 5, 10, 3, 5, 14},
         {1, 2.2, 5, 5, 1.3, 6, 10},

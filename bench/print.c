@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 
 #include "twbench.h"
+#include "refwheel.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -236,11 +237,24 @@ void print_peer_notes(void)
     int any = 0;
     for (int ti = 0; ti < ntargets; ti++) {
         const struct target *t = &targets[ti];
-        if (t->peer == PEER_NONE)
+        if (t->peer != PEER_REFWHEEL)
+            continue;
+        if (t->missing)
+            printf("Peer refwheel: %s\n", t->info.error);
+        else
+            printf("Peer refwheel: the lean wheel of bench/refwheel.c, written here from the "
+                   "paper's Scheme 7 as the yardstick of an embedded wheel (6-bit digits, %d "
+                   "levels, %zu-byte node); called directly, 1 tick = 1 tick, no clock or poll; "
+                   "fires at deadline <= now.\n",
+                   RW_LEVELS, sizeof(struct rw_timer));
+    }
+    for (int ti = 0; ti < ntargets; ti++) {
+        const struct target *t = &targets[ti];
+        if (!is_loop_peer(t))
             continue;
         if (!any)
-            printf("Peers, in virtual time (twbench interposes clock_gettime, gettimeofday, "
-                   "epoll_wait):\n");
+            printf("Event-loop peers, in virtual time (twbench interposes clock_gettime, "
+                   "gettimeofday, epoll_wait):\n");
         any = 1;
         if (t->missing) {
             printf("  %-8s %s\n", t->name, t->info.error);

@@ -85,8 +85,19 @@ double target_bytes(int ti, size_t *n_at);
 #define OI_VERMILION "#D55E00"
 #define OI_PURPLE "#CC79A7"
 #define EDGE_DARK "#555555" /* yellow's outline: yellow alone fades on white */
+#define REF_GREY "#808080"  /* refwheel's, a neutral beside every palette colour */
 
-enum marker { MK_CIRCLE, MK_SQUARE, MK_DIAMOND, MK_TRI_UP, MK_TRI_DOWN, MK_PLUS, MK_CROSS, MK_STAR };
+enum marker {
+    MK_CIRCLE,
+    MK_SQUARE,
+    MK_DIAMOND,
+    MK_TRI_UP,
+    MK_TRI_DOWN,
+    MK_PLUS,
+    MK_CROSS,
+    MK_STAR,
+    MK_HEXAGON
+};
 
 struct style {
     const char *colour;

@@ -236,8 +236,8 @@ const char *fmt_ns(double v, char *buf, size_t len)
     return buf;
 }
 
-/* The series the summary covers: every one against n (the ttl sweep has no
- * peers and its x is D). */
+/* The series the summary covers: every one against n (the ttl sweep's x is
+ * D, and of the peers it runs refwheel alone). */
 int in_summary(const struct series *s)
 {
     return !s->by_ttls;

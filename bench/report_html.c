@@ -232,9 +232,11 @@ static void html_summary(FILE *f)
 {
     fprintf(f, "<h2 id=\"summary\">Summary: which scheme</h2>\n<p>For each workload and n: the "
                "fastest twheel scheme, the default <b>hierarchical</b>, and the fastest of the "
-               "peers (libev, libuv, libevent), each figure the median of its windows, lower is "
-               "better. <i>vs peer</i> is the twheel figure over the best peer's: below 1 "
-               "(shaded green) twheel is faster, above 1 (shaded orange) slower.</p>\n");
+               "peers (refwheel, a lean hierarchical wheel written here from the paper as the "
+               "yardstick of an embedded wheel, and the event loops libev, libuv, libevent), "
+               "each figure the median of its windows, lower is better. <i>vs peer</i> is the "
+               "twheel figure over the best peer's: below 1 (shaded green) twheel is faster, "
+               "above 1 (shaded orange) slower.</p>\n");
     fprintf(f, "<div class=\"scroll\"><table>\n<thead><tr><th>workload</th><th>n</th>"
                "<th>best twheel scheme</th><th>ns</th><th>vs peer</th>"
                "<th class=\"def\">hierarchical<br>(default), ns</th><th class=\"def\">vs peer</th>"
@@ -254,7 +256,7 @@ static void html_summary(FILE *f)
         fprintf(f, " <span class=\"u\">&Dagger;</span> %s.", narrowed_note);
     for (int si = 0; si < nseries; si++)
         if (!in_summary(&series[si])) {
-            fprintf(f, " Not in the table: the ttl sweep (x: distinct TTLs, no peers).");
+            fprintf(f, " Not in the table: the ttl sweep (x: distinct TTLs).");
             break;
         }
     fprintf(f, "</p>\n");
@@ -342,6 +344,11 @@ static void html_targets(FILE *f)
                 fprintf(f, "; fires late by design, by less than 1/7.75 of the interval");
         } else if (t->missing)
             xml_text(f, t->info.error);
+        else if (t->peer == PEER_REFWHEEL)
+            fprintf(f, "the lean hierarchical wheel of bench/refwheel.c, written here from the "
+                       "paper's Scheme 7 as the yardstick of an embedded wheel: 6-bit digits, "
+                       "11 levels, a 32-byte node, a bitmap per level; called directly, 1 tick "
+                       "= 1 tick, no clock or poll; fires at deadline &le; now");
         else
             fprintf(f, "%s %s in virtual time, 1 tick = %s, %s poll, %.0f poll(s) and %.0f clock "
                        "read(s) per advance, %.0f per start; fires at %s",
@@ -353,8 +360,8 @@ static void html_targets(FILE *f)
     }
     fprintf(f, "</ul><p>%s the real epoll_wait(0) (%.0f ns here); not measured: the real "
                "clock_gettime (%.0f ns here).</p>\n",
-            ropt.real_poll ? "Measured for the peers (--real-poll):"
-                           : "Not measured for the peers (stubbed, no fd is watched):",
+            ropt.real_poll ? "Measured for the event-loop peers (--real-poll):"
+                           : "Not measured for the event-loop peers (stubbed, no fd is watched):",
             machine.poll_ns, machine.clock_read_ns);
 }
 
@@ -364,11 +371,12 @@ static void html_reading(FILE *f)
                "median of the measured windows after one warm-up window; lower is better. A "
                "plot shows ns per operation against n on log axes, at most six lines: "
                "<i>twheel vs peers</i> (the default hierarchical, the best other twheel scheme "
-               "at the largest n, libev, libuv, libevent), then the other twheel schemes, in "
-               "one plot when they fit (<i>twheel schemes</i>), else per family: "
+               "at the largest n, refwheel, libev, libuv, libevent), then the other twheel "
+               "schemes, in one plot when they fit (<i>twheel schemes</i>), else per family: "
                "<i>wheels</i> (Schemes 4-7), <i>lists and heap</i> (Schemes 1-3), <i>Lawn and "
                "hybrid</i>; a workload with six targets or fewer gets one plot. The default is "
-               "in every plot as the reference. A target keeps its colour and marker in every "
+               "in every plot as the reference, and refwheel, the lean wheel written here from "
+               "the paper, as the yardstick. A target keeps its colour and marker in every "
                "plot (the list above); twheel's lines are solid, the peers' dashed. The points "
                "of one n are shifted sideways a few pixels, each with its bar from min to max. "
                "A line that stays level is O(1) in n; one that climbs a decade per decade is "

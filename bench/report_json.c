@@ -160,6 +160,12 @@ void json_write(FILE *f)
             fprintf(f, ", \"scheme\": ");
             json_str(f, tw_scheme_name((enum tw_scheme)t->scheme));
             fprintf(f, ", \"options\": %u, \"fires\": \"deadline <= now\"", t->options);
+        } else if (t->peer == PEER_REFWHEEL && !t->missing) {
+            fprintf(f, ", \"role\": \"the lean-wheel yardstick: Scheme 7 written here from "
+                       "the paper\", \"source\": \"bench/refwheel.c\", \"tick\": ");
+            json_str(f, t->tick);
+            fprintf(f, ", \"clock\": \"none (called directly)\", \"poll\": \"none\", "
+                       "\"fires\": \"deadline <= now\"");
         } else if (!t->missing) {
             fprintf(f, ", \"version\": ");
             json_str(f, t->info.version);

@@ -171,7 +171,9 @@ void md_write(FILE *f)
             }
     }
     fprintf(f, "\nMedians of the measured windows, lower is better; ratios are twheel over "
-               "the best peer (libev, libuv, libevent), below 1 twheel is faster.");
+               "the best peer (refwheel, the lean wheel written here from the paper as the "
+               "yardstick of an embedded wheel; libev, libuv, libevent), below 1 twheel is "
+               "faster.");
     if (any_late())
         fprintf(f, " † %s; where timers fire, \"exact\" is the fastest scheme that fires them "
                    "on time.",

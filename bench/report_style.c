@@ -13,11 +13,14 @@
 
 #include <string.h>
 
-/* Okabe and Ito's colour-blind-safe palette (report.h).  The peers take the
- * warm colours and are dashed, twheel the others and solid, the default
- * black.  Ten schemes share four colours, each pair with another marker: no
- * two of a family share either, nor heap, hierarchical_coarse and hybrid
- * (the default run's), and plots that mix families check (look_apart()). */
+/* Okabe and Ito's colour-blind-safe palette (report.h).  The event-loop
+ * peers take the warm colours and are dashed, twheel the others and solid,
+ * the default black.  Ten schemes share four colours, each pair with
+ * another marker: no two of a family share either, nor heap,
+ * hierarchical_coarse and hybrid (the default run's), and plots that mix
+ * families check (look_apart()).  refwheel, the lean wheel, which is in
+ * every plot, is dashed too, in a grey outside the palette and with a
+ * marker of its own, the hexagon: it looks apart from every target. */
 
 struct style style_make(const char *colour, enum marker mk, const char *dash)
 {
@@ -37,6 +40,8 @@ struct style style_of(int ti)
         return style_make(OI_ORANGE, MK_CROSS, "14 4 3 4");
     case PEER_LIBEVENT:
         return style_make(OI_PURPLE, MK_STAR, "4 3");
+    case PEER_REFWHEEL:
+        return style_make(REF_GREY, MK_HEXAGON, "10 3 2 3");
     case PEER_NONE:
         break;
     }
@@ -68,13 +73,15 @@ struct style style_of(int ti)
 }
 
 /* A figure's plots, at most six lines each, the default in every one of
- * them as the reference:
+ * them as the reference, and refwheel, the lean wheel, as the yardstick:
  *   - every target in one plot, when they are few enough and look apart;
  *   - else "main": the default, the best other twheel scheme at the largest
- *     n and the three peers; and "schemes": the other twheel schemes, when
- *     they fit in one plot and look apart (the default run's do);
- *   - else, for those, one plot per family: the wheels (the paper's Schemes
- *     4-7), the lists and the heap (Schemes 1-3), the Lawn family.
+ *     n and the four peers (refwheel first); and "schemes": the other
+ *     twheel schemes with refwheel, when they fit in one plot and look
+ *     apart (the default run's do);
+ *   - else, for those, one plot per family, each with refwheel: the wheels
+ *     (the paper's Schemes 4-7), the lists and the heap (Schemes 1-3), the
+ *     Lawn family.
  * Every measured target is in some plot. */
 
 static const char *const group_suffix[GR_COUNT] = {"", "-schemes", "-wheels", "-lists",
@@ -132,10 +139,22 @@ static int single_plot(const struct series *s)
     return m <= GROUP_MAX && look_apart(all, m);
 }
 
-/* Do the twheel schemes but the default fit in one plot? */
+/* refwheel's target index if it has figures in s, else -1: the lean
+ * wheel is in every plot, beside the default, as the yardstick. */
+static int refwheel_in(const struct series *s)
+{
+    for (int ti = 0; ti < ntargets; ti++)
+        if (targets[ti].peer == PEER_REFWHEEL && has_data(s, ti))
+            return ti;
+    return -1;
+}
+
+/* Do the twheel schemes but the default fit in one plot, with refwheel? */
 static int schemes_plot(const struct series *s)
 {
-    int rest[TARGETS_MAX], m = measured(s, rest, 1);
+    int rest[TARGETS_MAX + 1], m = measured(s, rest, 1), ref = refwheel_in(s);
+    if (ref >= 0)
+        rest[m++] = ref;
     return m <= GROUP_MAX - 1 && look_apart(rest, m);
 }
 
@@ -165,6 +184,9 @@ int group_members(const struct series *s, enum group g, int *out)
                 out[m++] = ti;
         return m;
     }
+    int ref = refwheel_in(s);
+    if (ref >= 0)
+        out[m++] = ref;
     int base = m;
     for (int i = 0; i < nrest && m < GROUP_MAX; i++)
         if (g == GR_SCHEMES || family_of(rest[i]) == g)

@@ -192,6 +192,14 @@ static void svg_shape(FILE *f, enum marker mk, double x, double y)
         }
         fprintf(f, "z\"/>");
         break;
+    case MK_HEXAGON:
+        fprintf(f, "<path d=\"M");
+        for (int i = 0; i < 6; i++) {
+            double t = M_PI / 3 * i;
+            fprintf(f, "%s%.1f %.1f", i ? "L" : "", x + 5.0 * sin(t), y - 5.0 * cos(t));
+        }
+        fprintf(f, "z\"/>");
+        break;
     }
 }
 

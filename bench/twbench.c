@@ -1,7 +1,9 @@
 /*
- * twbench -- measures every twheel scheme, and the timers of libev, libuv
- * and libevent beside them, on the workloads of docs/benchmarks.md; reproduces
- * the paper's Fig. 9; fits the complexity slopes; writes a report.
+ * twbench -- measures every twheel scheme, and beside them its peers: the
+ * timers of libev, libuv and libevent, and refwheel, a lean hierarchical
+ * wheel written here from the paper (the yardstick of an embedded wheel), on
+ * the workloads of docs/benchmarks.md; reproduces the paper's Fig. 9; fits
+ * the complexity slopes; writes a report.
  *
  * Workloads (exact definitions in workloads.h):
  *
@@ -45,9 +47,10 @@
  *
  * Targets: every scheme this build of twheel implements, lawn_scan (lawn
  * with TW_OPT_LAWN_SCAN: the paper's per-tick scan of every queue instead
- * of the heap of queue heads), and the peers found at build time.  The
- * peers run in virtual time: see vclock.c and peer_*.c for exactly what is
- * and is not measured.
+ * of the heap of queue heads), refwheel (refwheel.c, always built, called
+ * directly) and the event-loop peers found at build time, which run in
+ * virtual time: see vclock.c and peer_*.c for exactly what is and is not
+ * measured.
  *
  * Method.  For each workload, n and target: one warm-up window that is
  * thrown away, then --reps measured windows (default: 5 below n = 1e6, 3
@@ -118,8 +121,9 @@
  * options; plan.c plans every cell and draws the progress line; run.c runs
  * them; claims.c judges the slopes and finds the lawn crossover; print.c
  * writes the tables on stdout; report.c and report_*.c write the report's
- * files; advise.c is `twbench advise`; peer_*.c and vclock.c run the peers;
- * util.c has what they all share.
+ * files; advise.c is `twbench advise`; peer_*.c and vclock.c run the peers
+ * (peer_refwheel.c the wheel of refwheel.c); util.c has what they all
+ * share.
  */
 
 /* ============================================================ twheel driver */
@@ -278,6 +282,11 @@ static void add_peer(enum peer_id p, const char *name, int sel)
         t->missing = "missing: apt-get install libevent-dev";
 #endif
         break;
+    case PEER_REFWHEEL:
+        t->tick = "1 tick";
+        t->run = refwheel_target_run;
+        rc = refwheel_target_init(&t->info);
+        break;
     case PEER_NONE:
         break;
     }
@@ -311,6 +320,8 @@ static void setup_targets(void)
             tw_destroy(tw);
         }
     }
+    /* refwheel first: the lean wheel's column sits next to the schemes' */
+    add_peer(PEER_REFWHEEL, "refwheel", SEL_REFWHEEL);
     add_peer(PEER_LIBEV, "libev", SEL_LIBEV);
     add_peer(PEER_LIBUV, "libuv", SEL_LIBUV);
     add_peer(PEER_LIBEVENT, "libevent", SEL_LIBEVENT);

@@ -74,7 +74,14 @@ struct cli_opts {
 extern struct cli_opts opt;
 
 /* What --scheme selects beyond the twheel schemes (enum tw_scheme). */
-enum { SEL_LAWN_SCAN = TW_SCHEME_COUNT, SEL_LIBEV, SEL_LIBUV, SEL_LIBEVENT, SEL_COUNT };
+enum {
+    SEL_LAWN_SCAN = TW_SCHEME_COUNT,
+    SEL_LIBEV,
+    SEL_LIBUV,
+    SEL_LIBEVENT,
+    SEL_REFWHEEL,
+    SEL_COUNT
+};
 
 /* Read the command line into opt and ropt, the defaults filled in; --help
  * prints the usage and exits 0, a usage error exits 2. */

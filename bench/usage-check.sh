@@ -33,6 +33,7 @@ case_ "$twbench" "--workload" --scheme heap --n 1e3 --out '' --workload nosuch
 case_ "$twbench" "churn-any" --scheme heap --n 1e3 --out '' --workload nosuch  # lists every workload
 case_ "$twbench" "--workload" --scheme heap --n 1e3 --out '' --workload ''
 case_ "$twbench" "--scheme" --workload tick --n 1e3 --out '' --scheme nosuch
+case_ "$twbench" "refwheel" --workload tick --n 1e3 --out '' --scheme nosuch  # lists every target
 case_ "$twbench" "--n" --workload tick --scheme heap --out '' --n 0
 case_ "$twbench" "--n" --workload tick --scheme heap --out '' --n 4e9
 case_ "$twbench" "--n" --workload tick --scheme heap --out '' --n 1e3x
@@ -40,6 +41,7 @@ case_ "$twbench" "--reps" --workload tick --scheme heap --n 1e3 --out '' --reps 
 case_ "$twbench" "--rounds" --workload tick --scheme heap --n 1e3 --out '' --rounds 99
 case_ "$twbench" "--ratio" --workload tick --scheme heap --n 1e3 --out '' --ratio nosuch
 case_ "$twbench" "--ratio" --workload tick --scheme heap --n 1e3 --out '' --ratio heap/libev
+case_ "$twbench" "--ratio" --workload tick --scheme heap --n 1e3 --out '' --ratio heap/refwheel
 case_ "$twbench" "--seed" --workload tick --scheme heap --n 1e3 --out '' --seed -3
 case_ "$twbench" "--seed" --workload tick --scheme heap --n 1e3 --out '' --seed 99999999999999999999
 case_ "$twbench" "--nosuch" --workload tick --scheme heap --n 1e3 --out '' --nosuch
