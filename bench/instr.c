@@ -40,6 +40,15 @@
  *
  * It prints "ops N": the operations the difference is divided by.  On
  * wheel, whose intervals stop at MaxInterval, the intervals shrink to fit.
+ *
+ * --scheme refwheel makes the same calls, with the same random draws, on
+ * twbench's lean reference wheel instead: rw_start() with now + the
+ * interval, rw_stop(), rw_advance().  The script then counts refwheel's
+ * functions as the library.  Its nodes are its 32-byte struct rw_timer and
+ * the same index, in an array of their own.  It needs bench/refwheel.c
+ * linked in and TW_INSTR_REFWHEEL defined, as CMake's twinstr and
+ * scripts/instr-count.sh build it; compiled alone with the library, as
+ * scripts/instr-check.sh compiles it, twinstr calls twheel only.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "twheel.h"
@@ -82,10 +91,97 @@ static void on_fire(struct tw *w, struct tw_timer *t)
         check(tw_start(w, t, rng_range(&rng, rearm_lo, rearm_hi)), "restart");
 }
 
+#ifdef TW_INSTR_REFWHEEL
+#include "refwheel.h"
+
+struct rnode {
+    struct rw_timer t;
+    size_t i;
+};
+
+static struct rw_wheel *rw; /* --scheme refwheel: the reference wheel instead */
+static struct rnode *rnodes;
+
+static void on_rw_fire(struct rw_wheel *w, struct rw_timer *t)
+{
+    fired++;
+    if (rearm_hi)
+        rw_start(w, t, w->now + rng_range(&rng, rearm_lo, rearm_hi));
+}
+
+static void rw_setup(size_t n)
+{
+    rw = malloc(sizeof *rw);
+    rnodes = calloc(n + 1, sizeof *rnodes);
+    if (rw == NULL || rnodes == NULL)
+        die("out of memory");
+    rw_init(rw, 0);
+    for (size_t i = 0; i <= n; i++) {
+        rw_timer_init(&rnodes[i].t, on_rw_fire);
+        rnodes[i].i = i;
+    }
+}
+
+static void rw_free(void)
+{
+    free(rnodes);
+    free(rw);
+}
+
+/* The calls of the workloads, on twheel or on refwheel. */
+static void start(size_t i, uint64_t interval)
+{
+    if (rw)
+        rw_start(rw, &rnodes[i].t, rw->now + interval);
+    else
+        check(tw_start(tw, &nodes[i].t, interval), "start");
+}
+
+static void stop(size_t i)
+{
+    if (rw)
+        rw_stop(&rnodes[i].t);
+    else
+        check(tw_stop(tw, &nodes[i].t), "stop");
+}
+
+static int64_t advance(uint64_t now)
+{
+    return rw ? (int64_t)rw_advance(rw, now) : tw_advance(tw, now);
+}
+#else
+/* Compiled alone, with the library only: the calls on twheel. */
+static const void *const rw = NULL;
+
+static void rw_setup(size_t n)
+{
+    (void)n;
+    die("--scheme refwheel: this twinstr was built without bench/refwheel.c "
+        "(link it, with -DTW_INSTR_REFWHEEL)");
+}
+
+static void rw_free(void) {}
+
+static void start(size_t i, uint64_t interval)
+{
+    check(tw_start(tw, &nodes[i].t, interval), "start");
+}
+
+static void stop(size_t i)
+{
+    check(tw_stop(tw, &nodes[i].t), "stop");
+}
+
+static int64_t advance(uint64_t now)
+{
+    return tw_advance(tw, now);
+}
+#endif
+
 static void fill(size_t n, uint64_t lo, uint64_t hi)
 {
     for (size_t i = 0; i < n; i++)
-        check(tw_start(tw, &nodes[i].t, rng_range(&rng, lo, hi)), "start");
+        start(i, rng_range(&rng, lo, hi));
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -119,24 +215,28 @@ int main(int argc, char **argv)
         else
             die("usage: twinstr --scheme NAME --n N --workload W --ops K");
     }
-    int s = tw_scheme_from_name(scheme);
-    if (s < 0)
-        die("unknown --scheme");
-    struct tw_config cfg;
-    check(tw_config_init(&cfg, (enum tw_scheme)s), "config");
-    check(tw_create(&tw, &cfg), "create");
-    nodes = calloc(n + 1, sizeof *nodes);
-    if (nodes == NULL)
-        die("out of memory");
-    for (size_t i = 0; i <= n; i++) {
-        tw_timer_init(&nodes[i].t, on_fire);
-        nodes[i].i = i;
+    if (!strcmp(scheme, "refwheel")) {
+        rw_setup(n);
+    } else {
+        int s = tw_scheme_from_name(scheme);
+        if (s < 0)
+            die("unknown --scheme (a twheel scheme, or refwheel)");
+        struct tw_config cfg;
+        check(tw_config_init(&cfg, (enum tw_scheme)s), "config");
+        check(tw_create(&tw, &cfg), "create");
+        nodes = calloc(n + 1, sizeof *nodes);
+        if (nodes == NULL)
+            die("out of memory");
+        for (size_t i = 0; i <= n; i++) {
+            tw_timer_init(&nodes[i].t, on_fire);
+            nodes[i].i = i;
+        }
     }
     rng_seed(&rng, 42);
     uint64_t k16 = UINT64_C(1) << 16, lo20 = UINT64_C(1) << 20, hi20 = UINT64_C(1) << 21;
     /* wheel (Scheme 4) takes intervals up to its MaxInterval only: as in
      * twbench, its intervals are scaled into [1, MaxInterval] */
-    uint64_t lim = tw_max_interval(tw);
+    uint64_t lim = rw ? UINT64_MAX : tw_max_interval(tw);
     if (lim < 4 * hi20) {
         lo20 = lim / 8;
         hi20 = lim / 4;
@@ -146,13 +246,12 @@ int main(int argc, char **argv)
     if (!strcmp(wl, "churn") || !strcmp(wl, "churn-one")) {
         int one = !strcmp(wl, "churn-one");
         fill(n, lo20, hi20);
-        check(tw_start(tw, &nodes[n].t, hi20 + 1), "start");
+        start(n, hi20 + 1);
         uint64_t far = 2 * hi20 + 1;
         for (uint64_t k = 0; k < ops; k++) {
             size_t i = one ? n : (size_t)rng_below(&rng, n);
-            check(tw_stop(tw, &nodes[i].t), "stop");
-            check(tw_start(tw, &nodes[i].t, one ? rng_range(&rng, hi20 + 1, 2 * hi20) : far),
-                  "start");
+            stop(i);
+            start(i, one ? rng_range(&rng, hi20 + 1, 2 * hi20) : far);
             far = far < lim ? far + 1 : 2 * hi20 + 1;
         }
         done = ops;
@@ -160,15 +259,15 @@ int main(int argc, char **argv)
         fill(n, 1, k16);
         for (uint64_t k = 0; k < ops; k++) {
             size_t i = (size_t)rng_below(&rng, n);
-            check(tw_stop(tw, &nodes[i].t), "stop");
-            check(tw_start(tw, &nodes[i].t, rng_range(&rng, 1, k16)), "start");
+            stop(i);
+            start(i, rng_range(&rng, 1, k16));
         }
         done = ops;
     } else if (!strcmp(wl, "expire")) {
         if (ops > 0) {
             fill(n, 1, k16);
             for (uint64_t now = 1; fired < n; now++)
-                if (now > k16 + 2 || tw_advance(tw, now) < 0)
+                if (now > k16 + 2 || advance(now) < 0)
                     die("expire: not every timer fired");
             done = n;
         }
@@ -179,14 +278,14 @@ int main(int argc, char **argv)
                 die("out of memory");
             for (size_t i = 0; i < n; i++) {
                 dl[i] = rng_range(&rng, 1, k16);
-                check(tw_start(tw, &nodes[i].t, dl[i]), "start");
+                start(i, dl[i]);
             }
             qsort(dl, n, sizeof *dl, cmp_u64);
             for (size_t i = 0; i < n; i++)
-                if ((i == 0 || dl[i] != dl[i - 1]) && tw_advance(tw, dl[i]) < 0)
+                if ((i == 0 || dl[i] != dl[i - 1]) && advance(dl[i]) < 0)
                     die("expire-next: advance");
             if (fired < n)
-                check((int)tw_advance(tw, k16 + 2), "advance");
+                check((int)advance(k16 + 2), "advance");
             if (fired != n)
                 die("expire-next: not every timer fired");
             free(dl);
@@ -202,12 +301,12 @@ int main(int argc, char **argv)
             uint64_t f0 = fired, r0 = resets;
             /* warm-up: 2^12 steps; then steps until K resets */
             for (uint64_t step = 0; phase == 0 ? step < 4096 : resets - r0 < ops; step++) {
-                check((int)tw_advance(tw, ++now), "advance");
+                check((int)advance(++now), "advance");
                 acc += rate_fp;
                 for (uint64_t k = acc >> 32; k; k--) {
                     size_t i = (size_t)rng_below(&rng, n);
-                    check(tw_stop(tw, &nodes[i].t), "stop");
-                    check(tw_start(tw, &nodes[i].t, rng_range(&rng, 1, k16)), "start");
+                    stop(i);
+                    start(i, rng_range(&rng, 1, k16));
                     resets++;
                 }
                 acc &= 0xffffffffu;
@@ -220,5 +319,6 @@ int main(int argc, char **argv)
     }
     printf("ops %llu\n", (unsigned long long)done);
     free(nodes); /* the facility's timers are not stopped: no tw_* cost after */
+    rw_free();
     return 0;
 }

@@ -14,6 +14,11 @@
 # the operations twinstr reports.  Workloads (bench/instr.c says what each
 # operation is): churn, churn-one, startstop, expire, expire-next, tcp.
 #
+# --scheme refwheel runs the same workloads on twbench's reference wheel
+# (bench/refwheel.c, compiled into twinstr from this tree, whatever --src
+# says); its cells count the functions of bench/refwheel.[ch] as the
+# library instead of src/.
+#
 # --src DIR builds the library of another source tree (an older commit's
 # worktree, say) in DIR/build-instr and links this tree's twinstr against
 # it: the program uses the public API only.  Default: this tree.
@@ -50,10 +55,15 @@ cmake --build "$bdir" --target twheel_static -j "$(nproc)" >/dev/null
 lib=$(find "$bdir" -name libtwheel.a | head -n 1)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-"${CC:-cc}" -std=c11 -O2 -g -I"$src/include" "$root/bench/instr.c" "$lib" -o "$dir/twinstr"
+"${CC:-cc}" -std=c11 -O2 -g -I"$src/include" -DTW_INSTR_REFWHEEL "$root/bench/instr.c" \
+  "$root/bench/refwheel.c" "$lib" -o "$dir/twinstr"
 
-lib_ir() { # callgrind output file: the library's self cost (callgrind-ir.sh)
-  "$root/scripts/callgrind-ir.sh" "$1" | awk '{ print $2 }'
+lib_ir() { # callgrind output file, scheme: the library's self cost (callgrind-ir.sh)
+  if [ "$2" = refwheel ]; then
+    "$root/scripts/callgrind-ir.sh" --lib '(^|/)bench/refwheel\.[ch]:' "$1" | awk '{ print $2 }'
+  else
+    "$root/scripts/callgrind-ir.sh" "$1" | awk '{ print $2 }'
+  fi
 }
 
 printf '%-10s %-20s %8s %14s\n' workload scheme n "instr/op"
@@ -66,7 +76,7 @@ for wl in ${wls//,/ }; do
           cat "$dir/err" >&2; exit 1; }
       done
       done_ops=$(sed -n 's/^ops //p' "$dir/out.$ops")
-      a=$(lib_ir "$dir/cg.0"); b=$(lib_ir "$dir/cg.$ops")
+      a=$(lib_ir "$dir/cg.0" "$scheme"); b=$(lib_ir "$dir/cg.$ops" "$scheme")
       per=$(awk -v a="$a" -v b="$b" -v o="$done_ops" 'BEGIN { printf "%.1f", (b - a) / o }')
       printf '%-10s %-20s %8s %14s\n' "$wl" "$scheme" "$n" "$per"
       echo "{\"workload\": \"$wl\", \"scheme\": \"$scheme\", \"n\": $(awk -v n="$n" 'BEGIN{printf "%d", n}'), \"instr_per_op\": $per}" >>"$dir/rows"
