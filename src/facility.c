@@ -343,7 +343,7 @@ int tw_ttl_hint(struct tw *tw, tw_time_t ttl, enum tw_ttl_hint hint)
 /* Gather everything due at `now` onto tw->ready and move the clock there.
  * The ready lanes live in the facility, not on the stack, so that
  * tw_check(), tw_next_expiry() and tw_count() see them from a callback. */
-static int gather(struct tw *tw, tw_time_t now)
+TW_INLINE int gather(struct tw *tw, tw_time_t now)
 {
     if (TW_UNLIKELY(tw == NULL))
         return TW_EINVAL;

@@ -113,8 +113,13 @@ TW_INLINE unsigned tw_ready_take_live(struct tw_ready *r)
 TW_INLINE struct tw_link *tw_ready_pop(struct tw_ready *r, unsigned *j, unsigned *live)
 {
     while (*live) {
-        unsigned m = *live, rot = ((m >> *j) | (m << (TW_LANES - *j))) & ((1u << TW_LANES) - 1);
-        unsigned k = (*j + (unsigned)tw_ctz64(rot)) & (TW_LANES - 1);
+        unsigned m = *live, k;
+        if ((m & (m - 1)) == 0) { /* one lane left: no turn to take */
+            k = (unsigned)tw_ctz64(m);
+        } else {
+            unsigned rot = ((m >> *j) | (m << (TW_LANES - *j))) & ((1u << TW_LANES) - 1);
+            k = (*j + (unsigned)tw_ctz64(rot)) & (TW_LANES - 1);
+        }
         struct tw_link *h = &r->lane[k];
         *j = (k + 1) & (TW_LANES - 1);
         if (tw_list_empty(h)) {
