@@ -244,8 +244,7 @@ TW_INLINE int tw_stop_full(struct tw *tw, struct tw_timer *t, const struct tw_ho
     return tw_stopped(tw, t);
 }
 
-/* The stop of the last timer of a wheel's lane (the leaves of the
- * hierarchical wheels and the hybrid's): the lane is emptied and its bits,
+/* The stop of the last timer of a wheel's lane (the hybrid's leaf): the lane is emptied and its bits,
  * and its slot's, are left set (slots.h, "Bits left set").  Out of line,
  * so that the leaf that calls it keeps no frame. */
 static TW_NOINLINE TW_UNUSED int tw_stop_lane_last(struct tw *tw, struct tw_timer *t,
@@ -256,20 +255,18 @@ static TW_NOINLINE TW_UNUSED int tw_stop_lane_last(struct tw *tw, struct tw_time
 }
 
 /* The stop leaf of a hierarchical wheel (the exact one, the no-migration
- * one): a node pending here, due after stop_floor, is one unlink; alone in
- * its lane, its lane's bits are left set (tw_stop_lane_last()); everything
- * else is `full`, the scheme's full path (a constant: a direct tail call). */
+ * one): a node pending here, due after stop_floor, is one unlink, whether
+ * or not it was alone in its lane (the unlink of a lone node leaves the
+ * head empty, and the lane's bits are left set: slots.h, "Bits left
+ * set"); everything else is `full`, the scheme's full path (a constant: a
+ * direct tail call). */
 TW_INLINE int tw_wheel_stop(struct tw *tw, struct tw_timer *t,
                             int (*full)(struct tw *, struct tw_timer *))
 {
     if (TW_LIKELY(t != NULL && tw_node_word(t) == tw->word_mine &&
                   t->tw_expires > tw->stop_floor)) {
-        struct tw_link *next = t->tw_u.link.next;
-        if (TW_LIKELY(next != t->tw_u.link.prev)) {
-            tw_list_del(&t->tw_u.link);
-            return tw_stopped(tw, t);
-        }
-        return tw_stop_lane_last(tw, t, next); /* next is its lane's head */
+        tw_list_del(&t->tw_u.link);
+        return tw_stopped(tw, t);
     }
     return full(tw, t);
 }
