@@ -220,9 +220,22 @@ TW_INLINE size_t first_slot_words(const struct hier_state *h, tw_time_t c)
     return SIZE_MAX;
 }
 
-/* An advance that carries into digit 1 or above. */
-static TW_NOINLINE void collect_carry(struct tw *tw, struct hier_state *h, tw_time_t now,
-                                      struct tw_ready *out)
+/* Take slot i of level lvl: a level-0 slot is due whole, onto out; an
+ * upper one onto todo, to migrate. */
+TW_INLINE void take_slot(struct hier_state *h, unsigned lvl, size_t i, struct tw_ready *out,
+                         struct tw_ready *todo)
+{
+    if (lvl == 0)
+        tw_slots_take(&h->s, i, out, TW_LANE_SHIFT);
+    else
+        take_upper(h, i, todo);
+}
+
+/* Every level whose digit changed, the slots passed over taken: with
+ * S <= 64 as bits of the level's word, with more slots by a walk of the
+ * window in the bitmap.  Then the upper slots' timers migrate. */
+static TW_NOINLINE void collect_levels(struct tw *tw, struct hier_state *h, tw_time_t now,
+                                       struct tw_ready *out)
 {
     struct tw_ready todo;
     todo.live = 0;
@@ -233,12 +246,15 @@ static TW_NOINLINE void collect_carry(struct tw *tw, struct hier_state *h, tw_ti
         if (cl == nl)
             break; /* this digit and all above it did not change */
         size_t base = (size_t)lvl << h->bits;
-        uint64_t x = level_bits(h, lvl) & window_bits(h, cl, nl - cl);
-        for (; x; x &= x - 1) {
-            if (lvl == 0)
-                tw_slots_take(&h->s, (size_t)tw_ctz64(x), out, TW_LANE_SHIFT);
-            else
-                take_upper(h, base + (size_t)tw_ctz64(x), &todo);
+        if (h->S <= 64) {
+            for (uint64_t x = level_bits(h, lvl) & window_bits(h, cl, nl - cl); x; x &= x - 1)
+                take_slot(h, lvl, base + (size_t)tw_ctz64(x), out, &todo);
+        } else {
+            tw_time_t diff = nl - cl;
+            size_t span = diff >= h->S ? h->S : (size_t)diff;
+            size_t from = (size_t)((cl + 1) & h->mask), done = 0, i;
+            while ((i = tw_window_next(h->s.bm, base, h->S, from, span, &done)) != SIZE_MAX)
+                take_slot(h, lvl, base + i, out, &todo);
         }
     }
     if (todo.live)
@@ -246,16 +262,15 @@ static TW_NOINLINE void collect_carry(struct tw *tw, struct hier_state *h, tw_ti
     tw_mincache_expire(&h->min, now);
 }
 
-/* Collect for S <= 64: at each level whose digit changed, the slots passed
- * over are bits of one word, taken without a window walk; an advance that
- * stays within the current level-0 period (most, when time moves a few
- * ticks at a time) finds the next slot in the same word. */
-TW_INLINE void collect_words(struct tw *tw, struct hier_state *h, tw_time_t now,
-                             struct tw_ready *out)
+/* Collect.  With S <= 64 (the default 64) each level's occupancy is one
+ * bitmap word, and an advance that stays within the current level-0
+ * period (most, when time moves a few ticks at a time) takes bits (now,
+ * new now] of level 0's word and finds the next slot in the same word:
+ * no level loop, no horizon search above level 0 unless level 0 is empty
+ * past now. */
+TW_INLINE void collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct tw_ready *out)
 {
-    if (((tw->now ^ now) >> h->bits) == 0) {
-        /* Within the current level-0 period: bits (now, new now] of level
-         * 0 are due, and the next slot is the first bit above, if any. */
+    if (h->S <= 64 && ((tw->now ^ now) >> h->bits) == 0) {
         unsigned d0 = (unsigned)(tw->now & h->mask), d1 = (unsigned)(now & h->mask);
         uint64_t occ = level_bits(h, 0);
         for (uint64_t due = occ & bits_upto(d1) & ~bits_upto(d0); due; due &= due - 1)
@@ -267,51 +282,15 @@ TW_INLINE void collect_words(struct tw *tw, struct hier_state *h, tw_time_t now,
             return;
         }
     } else {
-        collect_carry(tw, h, now, out);
+        collect_levels(tw, h, now, out);
     }
-    size_t first = first_slot_words(h, now);
-    tw->horizon = first == SIZE_MAX ? TW_TIME_MAX : slot_tick(h, first, now);
-}
-
-/* Collect for S = 128 and 256: the levels' windows walked in the bitmap. */
-static TW_NOINLINE void collect_walk(struct tw *tw, struct hier_state *h, tw_time_t now,
-                                     struct tw_ready *out)
-{
-    struct tw_ready todo;
-    bool migrate = false; /* todo is set up when the first upper slot comes */
-    tw_time_t c = tw->now;
-    for (unsigned lvl = 0; lvl < h->levels; lvl++) {
-        unsigned shift = lvl * h->bits;
-        tw_time_t cl = c >> shift, nl = now >> shift;
-        if (cl == nl)
-            break; /* this digit and all above it did not change */
-        tw_time_t diff = nl - cl;
-        size_t span = diff >= h->S ? h->S : (size_t)diff;
-        size_t from = (size_t)((cl + 1) & h->mask);
-        size_t base = (size_t)lvl << h->bits;
-        size_t done = 0, i;
-        /* Level 0 slots passed over are due whole; upper ones migrate. */
-        while ((i = tw_window_next(h->s.bm, base, h->S, from, span, &done)) != SIZE_MAX) {
-            if (lvl > 0 && !migrate) {
-                tw_ready_init(&todo);
-                migrate = true;
-            }
-            tw_slots_take(&h->s, base + i, lvl == 0 ? out : &todo, TW_LANE_SHIFT);
-        }
-    }
-    if (migrate)
-        migrate_all(h, &todo, now, out);
-    tw_mincache_expire(&h->min, now);
-    size_t first = first_slot(h, now);
+    size_t first = h->S <= 64 ? first_slot_words(h, now) : first_slot(h, now);
     tw->horizon = first == SIZE_MAX ? TW_TIME_MAX : slot_tick(h, first, now);
 }
 
 void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct tw_ready *out)
 {
-    if (h->S <= 64)
-        collect_words(tw, h, now, out);
-    else
-        collect_walk(tw, h, now, out);
+    collect(tw, h, now, out);
 }
 
 /* The first occupied slot against now, the slots before it whose bits
@@ -447,11 +426,7 @@ static void hier_remove(struct tw *tw, struct tw_timer *t) { tw_hier_remove(HIER
  * than it must. */
 static void hier_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
 {
-    struct hier_state *h = HIER(tw);
-    if (h->S <= 64)
-        collect_words(tw, h, now, out);
-    else
-        collect_walk(tw, h, now, out);
+    collect(tw, HIER(tw), now, out);
 }
 
 static int hier_next(struct tw *tw, tw_time_t *out) { return tw_hier_next(tw, HIER(tw), out); }
