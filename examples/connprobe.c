@@ -230,7 +230,12 @@ int main(int argc, char **argv)
                     q->answers++;
             }
             if (k == 0 || (k < 0 && errno != EAGAIN)) {
-                q->closed_ns = t;
+                /* The time the close is seen, not the time epoll_wait
+                 * returned: a loaded client may read an answer that was
+                 * waiting and find the close that came after it, during
+                 * this loop.  Never before the close, so never "early"
+                 * by mistake; late by this loop's delay at most. */
+                q->closed_ns = now_ns();
                 q->done = 1;
                 left--;
                 epoll_ctl(ep, EPOLL_CTL_DEL, q->fd, NULL);
