@@ -19,6 +19,8 @@
 #ifndef TWBENCH_BENCH_H
 #define TWBENCH_BENCH_H
 
+#include "counters.h" /* struct wl_counts, counters_begin/end/take() */
+
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -90,6 +92,8 @@ struct wl_result {
     size_t live;           /* timers pending at the end of the window */
     size_t node_bytes;     /* size of the target's timer node */
     size_t facility_bytes; /* target's own memory with n timers pending */
+    struct wl_counts cnt;  /* counted over the phases of ns_per_op (counters.h) */
+    struct wl_counts cnt2; /* over those of ns2 */
 };
 
 /* Run the warm-up window and spec->reps measured ones into res[0..reps].

@@ -47,6 +47,12 @@ static inline int is_loop_peer(const struct target *t)
     return t->peer != PEER_NONE && t->peer != PEER_REFWHEEL;
 }
 
+/* Counts per operation (counters.h), the median over the measured windows
+ * (with --rounds, of the rounds' medians); NAN where not counted. */
+struct cell_counts {
+    double instr, cycles, l1d;
+};
+
 struct cell {
     enum cell_state state;
     const char *why;
@@ -59,6 +65,8 @@ struct cell {
                               series' rounds) */
     double round_med[ROUNDS_MAX]; /* the median of each round */
     double bytes_per_timer;
+    struct cell_counts cnt;
+    struct cell_counts cnt_round[ROUNDS_MAX]; /* each round's */
     uint64_t lo, hi;       /* intervals used */
     double seconds;        /* wall time the whole run took */
     struct wl_result last; /* the last window */
@@ -139,10 +147,24 @@ struct run_opts {
     int quick;
     int real_poll;
     int check;
+    int counts;            /* --counts: the figures are instructions per
+                              operation counted by callgrind, not times */
     double seconds;        /* the run's wall time */
     char cmdline[512];     /* how twbench was called */
 };
 extern struct run_opts ropt;
+
+/* --counts turns every figure into instructions per operation: the unit of
+ * the tables ("ns", "instr") and a series' unit and figure in those words
+ * (util.c). */
+const char *fig_word(void);
+const char *series_unit(const struct series *s, char *buf, size_t len);
+const char *series_figure(const struct series *s, char *buf, size_t len);
+/* A count per operation as the tables write it (util.c). */
+const char *fmt_count(double v, char *buf, size_t len);
+/* Cell c's count k (0 instructions, 1 cycles, 2 L1D misses: counters.h's
+ * counts_kinds()) per operation, NAN if not counted (util.c). */
+double cell_count(const struct cell *c, int k);
 
 /* report_json.c: twbench.json. */
 void json_write(FILE *f);

@@ -2,7 +2,9 @@
  * print.c -- twbench's text on stdout: a table per series (the median of
  * every target at every n, why a cell is empty, the best twheel scheme
  * over the best peer, the --ratio lines), the peers' setup, bytes per
- * timer, the slopes against their claims, fig9 and the lawn crossover.
+ * timer, the slopes against their claims, fig9 and the lawn crossover;
+ * under each table the counts per operation when the run has them
+ * (counters.h).  Under --counts every figure is instructions per operation.
  * The report's files (report*.c) show the same figures in HTML, Markdown
  * and JSON.
  */
@@ -11,6 +13,7 @@
 #include "twbench.h"
 #include "refwheel.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -88,9 +91,50 @@ static void print_ratios(const struct series *s)
     }
 }
 
+/* The counts per operation of every target at every point: one row per
+ * point and count, and the default's count over refwheel's. */
+static void print_counts(const struct series *s)
+{
+    char nb[32], b[32];
+    int kinds = counts_kinds(), any = 0;
+    for (int xi = 0; xi < s->nx; xi++)
+        for (int ti = 0; ti < ntargets; ti++)
+            any |= isfinite(cell_count(&s->cell[xi][ti], 0));
+    if (!kinds || !any)
+        return;
+    int def = target_index("hierarchical"), ref = target_index("refwheel");
+    int ratio = def >= 0 && ref >= 0 && series_has_target(s, def) && series_has_target(s, ref);
+    printf("   counts per op (%s, the harness's loop included):\n%8s  %-15s",
+           counters_source_name(), s->by_ttls ? "D" : "n", "count");
+    for (int ti = 0; ti < ntargets; ti++)
+        if (series_has_target(s, ti))
+            printf("  %*s", col_width(ti), targets[ti].name);
+    if (ratio)
+        printf("  hierarchical / refwheel");
+    printf("\n");
+    for (int xi = 0; xi < s->nx; xi++)
+        for (int k = 0; k < 3; k++) {
+            if (!(kinds & 1 << k))
+                continue;
+            printf("%8s  %-15s", fmt_n(s->by_ttls ? s->d[xi] : s->n[xi], nb, sizeof nb),
+                   counts_kind_name(k));
+            for (int ti = 0; ti < ntargets; ti++) {
+                if (!series_has_target(s, ti))
+                    continue;
+                double v = cell_count(&s->cell[xi][ti], k);
+                printf("  %*s", col_width(ti), isfinite(v) ? fmt_count(v, b, sizeof b) : "-");
+            }
+            double a = cell_count(&s->cell[xi][def < 0 ? 0 : def], k);
+            double r = cell_count(&s->cell[xi][ref < 0 ? 0 : ref], k);
+            if (ratio && isfinite(a) && isfinite(r) && r > 0)
+                printf("  %.2fx", a / r);
+            printf("\n");
+        }
+}
+
 void print_series(const struct series *s)
 {
-    char nb[32];
+    char nb[32], fb[256];
     int reps_lo = 99, reps_hi = 0;
     for (int xi = 0; xi < s->nx; xi++)
         for (int ti = 0; ti < ntargets; ti++)
@@ -99,7 +143,7 @@ void print_series(const struct series *s)
                 reps_lo = r < reps_lo ? r : reps_lo;
                 reps_hi = r > reps_hi ? r : reps_hi;
             }
-    printf("\n== %s: %s", s->name, s->figure);
+    printf("\n== %s: %s", s->name, series_figure(s, fb, sizeof fb));
     if (s->by_ttls)
         printf(", n = %s", fmt_n(s->n[0], nb, sizeof nb));
     if (reps_hi && opt.rounds > 1 && reps_lo == reps_hi)
@@ -171,6 +215,7 @@ void print_series(const struct series *s)
         }
         printf("\n");
     }
+    print_counts(s);
     /* Notes: why cells are empty, and what was changed for a target. */
     for (int ti = 0; ti < ntargets; ti++) {
         if (!series_has_target(s, ti))
@@ -273,7 +318,11 @@ void print_peer_notes(void)
     }
     if (!any)
         return;
-    if (ropt.real_poll)
+    if (ropt.counts) /* times under valgrind mean nothing */
+        printf("  Counted (--counts): their code in user space, on the virtual clock, with "
+               "the %s poll (callgrind counts no kernel work).\n",
+               ropt.real_poll ? "real" : "stubbed");
+    else if (ropt.real_poll)
         printf("  Measured (--real-poll): the real epoll_wait(0), %.0f ns each here.  Not "
                "measured: the real clock_gettime, %.0f ns each here.\n",
                machine.poll_ns, machine.clock_read_ns);

@@ -5,7 +5,8 @@
  * writers of twbench.json (report_json.c, json_write() in harness.h),
  * report.html (report_html.c) and summary.md (report_md.c); report.c
  * writes the files.  A file here calls only the files listed before it,
- * util.c and claims.c's claim_name().
+ * util.c, counters.c (where the counts come from) and claims.c's
+ * claim_name().
  */
 #ifndef TWBENCH_REPORT_H
 #define TWBENCH_REPORT_H

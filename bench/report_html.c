@@ -2,8 +2,10 @@
  * report_html.c -- report.html: the machine and the command, the summary
  * (the best twheel scheme, the default and the best peer at each n), every
  * target at the largest n, the targets, how to read the plots, then per
- * series its plots, notes and table, and the complexity, the lawn
- * crossover and fig9.
+ * series its plots, notes, table and counts per operation (when the run
+ * has them), and the complexity, the lawn crossover and fig9.  Under
+ * --counts every figure is instructions per operation, and the words say
+ * so ("fewest instructions", not "fastest").
  */
 #define _GNU_SOURCE
 
@@ -11,6 +13,7 @@
 
 #include <twheel.h>
 
+#include <math.h>
 #include <string.h>
 
 static const char unstable_short[] =
@@ -46,6 +49,8 @@ static void html_head(FILE *f)
             ".plots figure{margin:0}.plots img{width:100%%;height:auto;border:1px solid #ddd}\n"
             ".note{font-size:14px;color:#333}\n"
             "code{background:#f3f3f3;padding:0 3px;border-radius:3px}\n"
+            ".banner{background:#fff4d6;border:1px solid #e0c36a;padding:6px 10px}\n"
+            "table.cnt td.k{color:#444}tbody.pt{border-top:2px solid #bbb}\n"
             "pre{background:#f3f3f3;padding:6px 10px;overflow-x:auto}\n"
             "svg.sw{vertical-align:middle;margin-right:4px}nav a{margin-right:.5em}\n"
             "@media (max-width:720px){body{padding:0 8px;font-size:14px}table{font-size:13px}}\n"
@@ -71,9 +76,25 @@ static void html_machine(FILE *f)
     xml_text(f, machine.flags);
     fprintf(f, "</code></td></tr><tr><th>kernel</th><td>");
     xml_text(f, machine.kernel);
-    fprintf(f, "</td></tr><tr><th>load average</th><td>%.2f at start, %.2f at the end</td></tr>"
-               "</table></div>\n",
+    fprintf(f, "</td></tr><tr><th>load average</th><td>%.2f at start, %.2f at the end</td></tr>",
             machine.load_start[0], machine.load_end[0]);
+    char cl[400];
+    fprintf(f, "<tr><th>counts</th><td class=\"w\">");
+    xml_text(f, counts_line(cl, sizeof cl) + strlen("counts: "));
+    fprintf(f, "</td></tr></table></div>\n");
+    if (ropt.counts)
+        fprintf(f, "<p class=\"banner\"><b>--counts:</b> every figure in this report is "
+                   "<b>instructions per operation</b>, counted by callgrind over the phases "
+                   "each window times (the harness's loop included); lower is fewer. There are "
+                   "no times: under valgrind they run ~50&times; slower and would mean nothing. "
+                   "A ratio compares instructions, not speed.</p>\n");
+}
+
+/* The word for the best figure: the fastest, or under --counts the
+ * leanest (the fewest instructions). */
+static const char *best_word(void)
+{
+    return ropt.counts ? "leanest" : "fastest";
 }
 
 /* A target's name in a table, which may break after an underscore, the
@@ -166,7 +187,8 @@ static void html_summary_best(FILE *f, const struct series *s, int xi, int bt, i
         const struct cell *ce = &s->cell[xi][ex];
         int paired;
         double lo, hi, r = cp ? cell_ratio(ce, cp, &lo, &hi, &paired) : 0;
-        fprintf(f, "<span class=\"ex\">best exact: %s %s", targets[ex].name,
+        fprintf(f, "<span class=\"ex\">%s exact: %s %s", ropt.counts ? "leanest" : "best",
+                targets[ex].name,
                 fmt_ns(ce->med, b, sizeof b));
         if (r > 0)
             fprintf(f, ", %.2f&times;", r);
@@ -199,10 +221,11 @@ static void html_summary_series(FILE *f, const struct series *s)
         const struct cell *cd = def >= 0 && cell_ok(&s->cell[xi][def]) ? &s->cell[xi][def] : NULL;
         fprintf(f, "<tr>");
         if (first) {
+            char fb[256], ub[64];
             fprintf(f, "<th rowspan=\"%d\" title=\"", rows);
-            xml_text(f, s->figure);
+            xml_text(f, series_figure(s, fb, sizeof fb));
             fprintf(f, "\"><a href=\"#%s\">%s</a><br><small>%s</small></th>", s->name, s->name,
-                    s->unit);
+                    series_unit(s, ub, sizeof ub));
             first = 0;
         }
         fprintf(f, "<td class=\"v\">%s</td>", x_name(s, xi, nb, sizeof nb));
@@ -230,26 +253,32 @@ static void html_summary_series(FILE *f, const struct series *s)
 
 static void html_summary(FILE *f)
 {
+    const char *w = fig_word(), *bw = best_word();
     fprintf(f, "<h2 id=\"summary\">Summary: which scheme</h2>\n<p>For each workload and n: the "
-               "fastest twheel scheme, the default <b>hierarchical</b>, and the fastest of the "
+               "%s twheel scheme%s, the default <b>hierarchical</b>, and the %s of the "
                "peers (refwheel, a lean hierarchical wheel written here from the paper as the "
                "yardstick of an embedded wheel, and the event loops libev, libuv, libevent), "
-               "each figure the median of its windows, lower is better. <i>vs peer</i> is the "
-               "twheel figure over the best peer's: below 1 (shaded green) twheel is faster, "
-               "above 1 (shaded orange) slower.</p>\n");
+               "each figure the median of its windows%s, lower is better. <i>vs peer</i> is the "
+               "twheel figure over the best peer's: below 1 (shaded green) twheel %s, "
+               "above 1 (shaded orange) %s.</p>\n",
+            bw, ropt.counts ? " (the fewest instructions)" : "", bw,
+            ropt.counts ? " in instructions per operation" : "",
+            ropt.counts ? "executes fewer instructions" : "is faster",
+            ropt.counts ? "more" : "slower");
     fprintf(f, "<div class=\"scroll\"><table>\n<thead><tr><th>workload</th><th>n</th>"
-               "<th>best twheel scheme</th><th>ns</th><th>vs peer</th>"
-               "<th class=\"def\">hierarchical<br>(default), ns</th><th class=\"def\">vs peer</th>"
-               "<th>best peer</th><th>ns</th></tr></thead>\n");
+               "<th>best twheel scheme</th><th>%s</th><th>vs peer</th>"
+               "<th class=\"def\">hierarchical<br>(default), %s</th><th class=\"def\">vs peer</th>"
+               "<th>best peer</th><th>%s</th></tr></thead>\n",
+            w, w, w);
     for (int si = 0; si < nseries; si++)
         if (in_summary(&series[si]))
             html_summary_series(f, &series[si]);
     fprintf(f, "</table></div>\n<p class=\"note\">");
     if (any_late())
-        fprintf(f, "<sup>&dagger;</sup> %s; in the workloads that fire timers, <i>best "
-                   "exact</i> names the fastest scheme that fires them on time, and its figure "
+        fprintf(f, "<sup>&dagger;</sup> %s; in the workloads that fire timers, <i>%s "
+                   "exact</i> names the %s scheme that fires them on time, and its figure "
                    "against the best peer. ",
-                late_note);
+                late_note, ropt.counts ? "leanest" : "best", best_word());
     fprintf(f, "<span class=\"u\">&asymp;</span> unstable: ");
     xml_text(f, unstable_rule);
     if (any_narrowed())
@@ -262,13 +291,14 @@ static void html_summary(FILE *f)
     fprintf(f, "</p>\n");
     fprintf(f, "<p><b>Which scheme for your program?</b> The default, <code>hierarchical</code>, "
                "fires exactly on time and takes any 64-bit interval; its column shows what "
-               "that costs against the fastest scheme of each row. To choose for a given "
+               "that costs against the %s scheme of each row. To choose for a given "
                "workload, <code>twbench advise</code> "
                "measures the candidate schemes on a replica of it and recommends one, e.g.</p>\n"
                "<pre>./scripts/bench.sh advise --timers 1e6 --ttls 30s,60s --stopped 0.9 "
                "--tick 1ms</pre>\n<p>(timers pending at once, the intervals used, the share "
                "stopped before they fire, the clock's tick). docs/benchmarks.md defines every "
-               "workload, the method and the peers' setup, and discusses these results.</p>\n");
+               "workload, the method and the peers' setup, and discusses these results.</p>\n",
+            ropt.counts ? "leanest" : "fastest");
 }
 
 /* Every target at the largest n: one row per series, one column per
@@ -282,11 +312,11 @@ static void html_largest(FILE *f)
     if (nmax == 0)
         return;
     fprintf(f, "<h2 id=\"largest\">Every target at n = %s</h2>\n<p>Each workload's figure "
-               "at its largest n (ns per operation unless the workload says otherwise), the "
+               "at its largest n (%s per operation unless the workload says otherwise), the "
                "lowest of each row in bold; hover a figure for min and max, a grey word for "
                "why it was not run.</p>\n<div class=\"scroll\"><table>\n<thead><tr>"
                "<th>workload</th>",
-            fmt_n(nmax, nb, sizeof nb));
+            fmt_n(nmax, nb, sizeof nb), ropt.counts ? "instructions" : "ns");
     for (int ti = 0; ti < ntargets; ti++)
         if (in_any_summary(ti)) {
             fprintf(f, "<th%s>", is_default(ti) ? " class=\"def\"" : "");
@@ -358,18 +388,24 @@ static void html_targets(FILE *f)
                     t->late ? "deadline &lt; now (one tick late)" : "deadline &le; now");
         fprintf(f, "</li>\n");
     }
-    fprintf(f, "</ul><p>%s the real epoll_wait(0) (%.0f ns here); not measured: the real "
-               "clock_gettime (%.0f ns here).</p>\n",
-            ropt.real_poll ? "Measured for the event-loop peers (--real-poll):"
-                           : "Not measured for the event-loop peers (stubbed, no fd is watched):",
-            machine.poll_ns, machine.clock_read_ns);
+    if (ropt.counts)
+        fprintf(f, "</ul><p>Counted for the event-loop peers: their code in user space, on the "
+                   "virtual clock, with the %s poll (callgrind counts no kernel work).</p>\n",
+                ropt.real_poll ? "real" : "stubbed");
+    else
+        fprintf(f, "</ul><p>%s the real epoll_wait(0) (%.0f ns here); not measured: the real "
+                   "clock_gettime (%.0f ns here).</p>\n",
+                ropt.real_poll ? "Measured for the event-loop peers (--real-poll):"
+                               : "Not measured for the event-loop peers (stubbed, no fd is "
+                                 "watched):",
+                machine.poll_ns, machine.clock_read_ns);
 }
 
 static void html_reading(FILE *f)
 {
     fprintf(f, "<h2 id=\"reading\">Reading the plots and tables</h2>\n<p>Each figure is the "
                "median of the measured windows after one warm-up window; lower is better. A "
-               "plot shows ns per operation against n on log axes, at most six lines: "
+               "plot shows %s per operation against n on log axes, at most six lines: "
                "<i>twheel vs peers</i> (the default hierarchical, the best other twheel scheme "
                "at the largest n, refwheel, libev, libuv, libevent), then the other twheel "
                "schemes, in one plot when they fit (<i>twheel schemes</i>), else per family: "
@@ -381,7 +417,8 @@ static void html_reading(FILE *f)
                "of one n are shifted sideways a few pixels, each with its bar from min to max. "
                "A line that stays level is O(1) in n; one that climbs a decade per decade is "
                "O(n).</p>\n<p>Hollow marker, dotted segments, <span class=\"u\">&asymp;</span> "
-               "in the tables: an unstable cell, where ");
+               "in the tables: an unstable cell, where ",
+            ropt.counts ? "instructions" : "ns");
     xml_text(f, unstable_rule);
     fprintf(f, " No trend line is drawn through such a point.</p>\n");
 }
@@ -465,7 +502,7 @@ static void html_series_table(FILE *f, const struct series *s)
             fprintf(f, "<td></td>");
         fprintf(f, "</tr>\n");
     }
-    if (!s->by_ttls) {
+    if (!s->by_ttls && !ropt.counts) { /* no slopes are fitted to counts */
         fprintf(f, "<tr><th>slope</th>");
         for (int ti = 0; ti < ntargets; ti++) {
             if (!show[ti])
@@ -487,11 +524,84 @@ static void html_series_table(FILE *f, const struct series *s)
     fprintf(f, "</table></div>\n");
 }
 
+/* The counts per operation of every target at every point of s, one row
+ * per count, and the default's over refwheel's: nothing if none. */
+static void html_counts_table(FILE *f, const struct series *s)
+{
+    char nb[32], b[32];
+    int kinds = counts_kinds(), nk = 0, show[TARGETS_MAX], any = 0;
+    for (int k = 0; k < 3; k++)
+        nk += (kinds >> k) & 1;
+    for (int ti = 0; ti < ntargets; ti++) {
+        show[ti] = has_target(s, ti);
+        for (int xi = 0; xi < s->nx; xi++)
+            any |= show[ti] && isfinite(cell_count(&s->cell[xi][ti], 0));
+    }
+    if (!kinds || !any)
+        return;
+    int def = default_target(), ref = -1;
+    for (int ti = 0; ti < ntargets; ti++)
+        if (targets[ti].peer == PEER_REFWHEEL && show[ti])
+            ref = ti;
+    int ratio = def >= 0 && ref >= 0 && show[def];
+    fprintf(f, "<p class=\"note\"><b>Counts per operation</b> (%s; the harness's loop "
+               "included: compare targets within a row)%s.</p>\n",
+            counters_source() == COUNTS_PERF ? "perf_event, the CPU's counters in user space"
+                                             : "callgrind, D1 misses simulated",
+            ratio ? "; the last column is the default's count over refwheel's, the lean wheel's"
+                  : "");
+    fprintf(f, "<div class=\"scroll\"><table class=\"cnt\">\n<thead><tr><th>%s</th>"
+               "<th>per op</th>",
+            s->by_ttls ? "D" : "n");
+    for (int ti = 0; ti < ntargets; ti++)
+        if (show[ti]) {
+            fprintf(f, "<th%s>", is_default(ti) ? " class=\"def\"" : "");
+            html_name(f, ti);
+            fprintf(f, "</th>");
+        }
+    if (ratio)
+        fprintf(f, "<th>hierarchical / refwheel</th>");
+    fprintf(f, "</tr></thead>\n");
+    for (int xi = 0; xi < s->nx; xi++) {
+        fprintf(f, "<tbody class=\"pt\">");
+        int first = 1;
+        for (int k = 0; k < 3; k++) {
+            if (!(kinds & 1 << k))
+                continue;
+            fprintf(f, "<tr>");
+            if (first)
+                fprintf(f, "<th rowspan=\"%d\">%s</th>", nk, x_name(s, xi, nb, sizeof nb));
+            first = 0;
+            fprintf(f, "<td class=\"k\">%s</td>", counts_kind_name(k));
+            for (int ti = 0; ti < ntargets; ti++) {
+                if (!show[ti])
+                    continue;
+                double v = cell_count(&s->cell[xi][ti], k);
+                fprintf(f, "<td class=\"v%s\">", is_default(ti) ? " def" : "");
+                if (isfinite(v))
+                    fprintf(f, "%s", fmt_count(v, b, sizeof b));
+                fprintf(f, "</td>");
+            }
+            if (ratio) {
+                double a = cell_count(&s->cell[xi][def], k), r = cell_count(&s->cell[xi][ref], k);
+                if (isfinite(a) && isfinite(r) && r > 0)
+                    fprintf(f, "<td class=\"v %s\">%.2f&times;</td>", a / r < 1 ? "fast" : "slow",
+                            a / r);
+                else
+                    fprintf(f, "<td></td>");
+            }
+            fprintf(f, "</tr>\n");
+        }
+        fprintf(f, "</tbody>\n");
+    }
+    fprintf(f, "</table></div>\n");
+}
+
 static void html_series(FILE *f, const struct series *s)
 {
-    char nb[32], file[64];
+    char nb[32], file[64], fb[256];
     fprintf(f, "<h2 id=\"%s\">%s</h2>\n<p>", s->name, s->name);
-    xml_text(f, s->figure);
+    xml_text(f, series_figure(s, fb, sizeof fb));
     if (s->by_ttls)
         fprintf(f, ", n = %s", fmt_n(s->n[0], nb, sizeof nb));
     fprintf(f, ".</p>\n<div class=\"plots\">\n");
@@ -507,16 +617,22 @@ static void html_series(FILE *f, const struct series *s)
     html_unstable_note(f, s);
     html_narrowed_note(f, s);
     html_series_table(f, s);
+    html_counts_table(f, s);
 }
 
 static void html_tail(FILE *f)
 {
     char nb[32];
-    fprintf(f, "<h2 id=\"complexity\">Complexity</h2>\n<p>The <i>slope</i> row under each "
-               "table: the slope of log(ns/op) against log(n), and in brackets the claim (0: "
-               "O(1), log: O(log n), 1: O(n); hover for its source). A claim of O(1) or O(log n) "
-               "is contradicted by a slope above 0.6, a claim of O(n) by one below 0.5, when the "
-               "medians, minima and maxima all agree; contradictions are marked !.</p>\n");
+    if (ropt.counts)
+        fprintf(f, "<h2 id=\"complexity\">Complexity</h2>\n<p>Not judged under --counts: the "
+                   "slopes and their thresholds are set for times.</p>\n");
+    else
+        fprintf(f, "<h2 id=\"complexity\">Complexity</h2>\n<p>The <i>slope</i> row under each "
+                   "table: the slope of log(ns/op) against log(n), and in brackets the claim (0: "
+                   "O(1), log: O(log n), 1: O(n); hover for its source). A claim of O(1) or "
+                   "O(log n) is contradicted by a slope above 0.6, a claim of O(n) by one below "
+                   "0.5, when the medians, minima and maxima all agree; contradictions are "
+                   "marked !.</p>\n");
     if (cross.have) {
         fprintf(f, "<h2 id=\"crossover\">Lawn crossover</h2>\n<ul>");
         for (int i = 0; i < cross.ntext; i++) {

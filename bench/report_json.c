@@ -1,8 +1,11 @@
 /*
  * report_json.c -- twbench.json: the machine, the command, every target
  * and how it was set up, every cell with its samples and its workload's
- * own counts, the slopes against their claims, the lawn crossover and
- * fig9; every figure the tables and plots show, and more.
+ * own counts and its counts per operation (instructions, cycles, L1D
+ * misses, and their source), the slopes against their claims, the lawn
+ * crossover and fig9; every figure the tables and plots show, and more.
+ * Under --counts a cell's median, min, max and samples are instructions
+ * per operation, as its unit says.
  */
 #define _GNU_SOURCE
 
@@ -76,8 +79,9 @@ static void json_cell(FILE *f, int *first, const struct series *s, int xi, int t
     }
     const struct wl_result *r = &c->last;
     int second = s->second;
+    char ub[64];
     fprintf(f, ", \"unit\": ");
-    json_str(f, s->unit);
+    json_str(f, series_unit(s, ub, sizeof ub));
     fprintf(f, ", \"reps\": %d, \"median\": ", c->reps);
     json_num(f, c->med);
     fprintf(f, ", \"min\": ");
@@ -113,6 +117,55 @@ static void json_cell(FILE *f, int *first, const struct series *s, int xi, int t
         fprintf(f, ", \"started\": %llu, \"expired\": %llu, \"advances\": %llu, \"live\": %zu",
                 (unsigned long long)r->ops, (unsigned long long)r->fired,
                 (unsigned long long)r->advances, r->live);
+    /* the counts per operation, those the source gave */
+    static const char *const key[3] = {"instructions_per_op", "cycles_per_op",
+                                       "l1d_misses_per_op"};
+    if (isfinite(cell_count(c, 0))) {
+        fprintf(f, ", \"counts\": {\"source\": ");
+        json_str(f, counters_source_name());
+        for (int k = 0; k < 3; k++)
+            if (isfinite(cell_count(c, k))) {
+                fprintf(f, ", \"%s\": ", key[k]);
+                json_num(f, cell_count(c, k));
+            }
+        fputc('}', f);
+    }
+    fputc('}', f);
+}
+
+/* Where the counts come from, what they count, or why there are none;
+ * and what the figures are under --counts. */
+static void json_counts(FILE *f)
+{
+    char line[400];
+    fprintf(f, ",\n  \"counts_mode\": %s", ropt.counts ? "true" : "false");
+    if (ropt.counts)
+        fprintf(f, ", \"figures\": \"instructions per operation, counted by callgrind; no "
+                   "times (valgrind runs ~50x slower)\"");
+    fprintf(f, ",\n  \"counts\": {\"source\": ");
+    if (counters_source() == COUNTS_NONE) {
+        fprintf(f, "null, \"status\": \"unavailable\", \"reason\": ");
+        json_str(f, counters_why());
+    } else {
+        json_str(f, counters_source_name());
+        fprintf(f, ", \"status\": \"ok\", \"events\": [\"instructions\"");
+        if (counters_have_cycles())
+            fprintf(f, ", \"cycles\"");
+        if (counters_have_l1d()) {
+            fprintf(f, ", ");
+            json_str(f, counters_l1d_name());
+        }
+        fprintf(f, "], \"scope\": ");
+        json_str(f, counters_source() == COUNTS_PERF
+                        ? "user space of twbench's thread (kernel and hypervisor excluded)"
+                        : "the client program under valgrind (no kernel work); D1 misses are "
+                          "the simulated L1 data cache's, reads and writes");
+        fprintf(f, ", \"interval\": \"the phases each window times, the harness's loop and "
+                   "its two clock reads included\", \"per_op\": \"median over the measured "
+                   "windows of the window's count over its operations\"");
+    }
+    fprintf(f, ", \"line\": ");
+    json_str(f, counts_line(line, sizeof line));
     fputc('}', f);
 }
 
@@ -147,6 +200,7 @@ void json_write(FILE *f)
             ropt.quick ? "true" : "false", (unsigned long long)ropt.seed,
             ropt.real_poll ? "true" : "false");
     json_num(f, ropt.seconds);
+    json_counts(f);
     fprintf(f, ",\n  \"targets\": [");
     for (int ti = 0; ti < ntargets; ti++) {
         const struct target *t = &targets[ti];
@@ -190,8 +244,11 @@ void json_write(FILE *f)
     for (int si = 0; si < nseries; si++) {
         fprintf(f, "%s\n    {\"name\": ", si ? "," : "");
         json_str(f, series[si].name);
+        char fb[256], ub[64];
         fprintf(f, ", \"figure\": ");
-        json_str(f, series[si].figure);
+        json_str(f, series_figure(&series[si], fb, sizeof fb));
+        fprintf(f, ", \"unit\": ");
+        json_str(f, series_unit(&series[si], ub, sizeof ub));
         fprintf(f, ", \"x\": ");
         json_str(f, series[si].by_ttls ? "distinct TTLs" : "n");
         fprintf(f, ", \"plot\": ");

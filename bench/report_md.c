@@ -1,13 +1,18 @@
 /*
  * report_md.c -- summary.md, the report's summary in Markdown for the
  * docs: per workload and n the best twheel scheme, the default and the
- * best peer with their ratios, then every target at the largest n with its
- * bytes per timer; marked as report.html marks them.
+ * best peer with their ratios, the counts per operation of every cell (when
+ * the run has them), then every target at the largest n with its bytes per
+ * timer; marked as report.html marks them.  Under --counts every figure is
+ * instructions per operation.  scripts/update-figures.sh --table pastes the
+ * first line and everything from "Every target at n" on: the counts come
+ * before it.
  */
 #define _GNU_SOURCE
 
 #include "report.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Text in a Markdown table cell: a | would end the cell. */
@@ -97,9 +102,9 @@ static void md_largest(FILE *f)
     size_t nmax = largest_n();
     if (nmax == 0)
         return;
-    fprintf(f, "\nEvery target at n = %s, ns per operation (bold: the lowest of the column; "
+    fprintf(f, "\nEvery target at n = %s, %s per operation (bold: the lowest of the column; "
                "\"—\": not run):\n\n| target |",
-            fmt_n(nmax, nb, sizeof nb));
+            fmt_n(nmax, nb, sizeof nb), ropt.counts ? "instructions" : "ns");
     int cols = 0;
     for (int si = 0; si < nseries; si++) {
         const struct series *s = &series[si];
@@ -147,18 +152,99 @@ static void md_largest(FILE *f)
     }
 }
 
+/* Every cell's counts per operation: a row per workload, n and count, a
+ * column per target, and the default's count over refwheel's. */
+static void md_counts(FILE *f)
+{
+    char nb[32], b[32];
+    int kinds = counts_kinds(), show[TARGETS_MAX], any = 0;
+    for (int ti = 0; ti < ntargets; ti++) {
+        show[ti] = 0;
+        for (int si = 0; si < nseries; si++)
+            for (int xi = 0; xi < series[si].nx; xi++)
+                show[ti] |= isfinite(cell_count(&series[si].cell[xi][ti], 0));
+        any |= show[ti];
+    }
+    if (!kinds || !any)
+        return;
+    int def = default_target(), ref = -1;
+    for (int ti = 0; ti < ntargets; ti++)
+        if (targets[ti].peer == PEER_REFWHEEL && show[ti])
+            ref = ti;
+    int ratio = def >= 0 && ref >= 0 && show[def];
+    fprintf(f, "\nCounts per operation (%s; the harness's loop included, so compare targets "
+               "within a row)%s:\n\n| workload | %s | per op |",
+            counters_source() == COUNTS_PERF ? "perf_event, user space" : "callgrind",
+            ratio ? "; the last column is the default's over refwheel's" : "", "n");
+    for (int ti = 0; ti < ntargets; ti++)
+        if (show[ti]) {
+            fprintf(f, " ");
+            md_name(f, ti);
+            fprintf(f, " |");
+        }
+    fprintf(f, "%s\n|---|---:|---|", ratio ? " hierarchical / refwheel |" : "");
+    for (int ti = 0; ti < ntargets; ti++)
+        if (show[ti])
+            fprintf(f, "---:|");
+    fprintf(f, "%s\n", ratio ? "---:|" : "");
+    for (int si = 0; si < nseries; si++) {
+        const struct series *s = &series[si];
+        int first = 1;
+        for (int xi = 0; xi < s->nx; xi++) {
+            int row = 0;
+            for (int ti = 0; ti < ntargets; ti++)
+                row |= isfinite(cell_count(&s->cell[xi][ti], 0));
+            if (!row)
+                continue;
+            for (int k = 0; k < 3; k++) {
+                if (!(kinds & 1 << k))
+                    continue;
+                fprintf(f, "| %s | %s%s | %s |", first ? s->name : "",
+                        s->by_ttls ? "D = " : "", x_name(s, xi, nb, sizeof nb),
+                        counts_kind_name(k));
+                first = 0;
+                for (int ti = 0; ti < ntargets; ti++) {
+                    if (!show[ti])
+                        continue;
+                    double v = cell_count(&s->cell[xi][ti], k);
+                    fprintf(f, " %s |", isfinite(v) ? fmt_count(v, b, sizeof b) : "—");
+                }
+                if (ratio) {
+                    double a = cell_count(&s->cell[xi][def], k);
+                    double r = cell_count(&s->cell[xi][ref], k);
+                    if (isfinite(a) && isfinite(r) && r > 0)
+                        fprintf(f, " %.2f× |", a / r);
+                    else
+                        fprintf(f, " — |");
+                }
+                fprintf(f, "\n");
+            }
+        }
+    }
+}
+
 void md_write(FILE *f)
 {
     int def = default_target();
+    const char *w = fig_word();
+    char cl[400];
     fprintf(f, "twbench on %s (%d CPUs), %s, %s", machine.cpu, machine.cpus, machine.compiler,
             machine.date);
     if (machine.rev[0])
         fprintf(f, ", source %s", machine.rev);
     fprintf(f, ": `");
     md_text(f, ropt.cmdline);
-    fprintf(f, "`\n\n| workload | n | best twheel (ns) | default `hierarchical` (ns) | "
-               "best peer (ns) | best / peer | default / peer |\n"
-               "|---|---:|---|---:|---|---:|---:|\n");
+    fprintf(f, "`\n\n");
+    counts_line(cl, sizeof cl);
+    cl[0] = 'C';
+    md_text(f, cl);
+    fprintf(f, ".%s\n", ropt.counts ? " **Every figure below is instructions per operation "
+                                       "(--counts), not a time.**"
+                                     : "");
+    fprintf(f, "\n| workload | n | best twheel (%s) | default `hierarchical` (%s) | "
+               "best peer (%s) | best / peer | default / peer |\n"
+               "|---|---:|---|---:|---|---:|---:|\n",
+            w, w, w);
     for (int si = 0; si < nseries; si++) {
         const struct series *s = &series[si];
         if (!in_summary(s))
@@ -172,17 +258,18 @@ void md_write(FILE *f)
     }
     fprintf(f, "\nMedians of the measured windows, lower is better; ratios are twheel over "
                "the best peer (refwheel, the lean wheel written here from the paper as the "
-               "yardstick of an embedded wheel; libev, libuv, libevent), below 1 twheel is "
-               "faster.");
+               "yardstick of an embedded wheel; libev, libuv, libevent), below 1 twheel %s.",
+            ropt.counts ? "executes fewer instructions" : "is faster");
     if (any_late())
-        fprintf(f, " † %s; where timers fire, \"exact\" is the fastest scheme that fires them "
+        fprintf(f, " † %s; where timers fire, \"exact\" is the %s scheme that fires them "
                    "on time.",
-                late_note);
+                late_note, ropt.counts ? "leanest" : "fastest");
     fprintf(f, " ≈ unstable: ");
     md_text(f, unstable_rule);
     if (any_narrowed())
         fprintf(f, " ‡ %s.", narrowed_note);
     fprintf(f, "\n");
+    md_counts(f);
     md_largest(f);
     fprintf(f, "\nBytes per timer: the node plus the target's own memory with n timers "
                "pending, over n, in startstop, at the largest n the target ran.\n");

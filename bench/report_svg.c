@@ -1,9 +1,10 @@
 /*
  * report_svg.c -- the report's plots, drawn here with no library: a plot
- * is a few dozen lines of SVG.  ns/op against n (or D) on log axes, each
- * target's median as a marker with its min..max bar, the points of one x
- * dodged sideways, trends solid between stable points and dotted to an
- * unstable one, and a legend; the same frame draws fig9.
+ * is a few dozen lines of SVG.  ns/op (under --counts, instructions per
+ * op) against n (or D) on log axes, each target's median as a marker with
+ * its min..max bar, the points of one x dodged sideways, trends solid
+ * between stable points and dotted to an unstable one, and a legend; the
+ * same frame draws fig9.
  */
 #define _GNU_SOURCE
 
@@ -446,16 +447,19 @@ void svg_series(FILE *f, const struct series *s, enum group g)
     struct plotline lines[GROUP_MAX];
     for (int j = 0; j < m; j++)
         target_line(&lines[j], s, mem[j]);
-    char title[128], sub1[200], sub2[200], nb[32];
+    char title[128], sub1[300], sub2[400], nb[32], fb[256], ub[64];
     snprintf(title, sizeof title, "%s: %s", s->name, group_name(s, g));
+    series_figure(s, fb, sizeof fb);
     if (s->by_ttls)
-        snprintf(sub1, sizeof sub1, "%s, n = %s", s->figure, fmt_n(s->n[0], nb, sizeof nb));
+        snprintf(sub1, sizeof sub1, "%s, n = %s", fb, fmt_n(s->n[0], nb, sizeof nb));
     else
-        snprintf(sub1, sizeof sub1, "%s", s->figure);
-    snprintf(sub2, sizeof sub2, "median of the windows, bar min..max; lower is better; %s (%d CPUs)",
+        snprintf(sub1, sizeof sub1, "%s", fb);
+    snprintf(sub2, sizeof sub2, "%s, bar min..max; lower is better; %s (%d CPUs)",
+             ropt.counts ? "instructions counted by callgrind (--counts), median of the windows"
+                         : "median of the windows",
              machine.cpu, machine.cpus);
-    char yname[64];
-    snprintf(yname, sizeof yname, "%s (log)", s->unit);
+    char yname[80];
+    snprintf(yname, sizeof yname, "%s (log)", series_unit(s, ub, sizeof ub));
     svg_plot(f, lines, m, title, sub1, sub2,
              s->by_ttls ? "distinct TTLs D (log)" : "n, timers pending (log)", yname);
 }

@@ -3,7 +3,9 @@
  * (the target's runs of every window, their statistics, the rounds of
  * --rounds folded together, a ttl point measured once under one name and
  * copied under the others), the series themselves, and the paper's Fig. 9
- * experiment on the callout layer (bench/fig9.c).
+ * experiment on the callout layer (bench/fig9.c).  Each cell also keeps
+ * its counts per operation (counters.h), and under --counts its figures
+ * are the instructions per operation instead of the times.
  */
 #define _GNU_SOURCE
 
@@ -36,6 +38,41 @@ static struct series *new_series(const char *name, const char *figure, int by_tt
     return s;
 }
 
+/* The median of v[0..k-1] over its finite values; NAN if none. */
+static double finite_median(const double *v, int k)
+{
+    double f[WINDOWS_MAX], med, mn, mx;
+    int m = 0;
+    for (int i = 0; i < k; i++)
+        if (isfinite(v[i]))
+            f[m++] = v[i];
+    if (m == 0)
+        return NAN;
+    stats(f, m, &med, &mn, &mx);
+    return med;
+}
+
+/* Window w's count `which` (0 instructions, 1 cycles, 2 L1D misses) per
+ * operation of the figure; NAN if not counted. */
+static double count_per_op(const struct wl_result *r, int second, int which)
+{
+    const struct wl_counts *c = second ? &r->cnt2 : &r->cnt;
+    uint64_t ops = second ? r->ops2 : r->ops;
+    double x = which == 0 ? c->instr : which == 1 ? c->cycles : c->l1d;
+    return ops ? x / (double)ops : NAN;
+}
+
+static void fill_counts(struct cell *c, const struct wl_result *res, int reps, int second)
+{
+    double v[3][WINDOWS_MAX];
+    for (int w = 1; w <= reps; w++)
+        for (int k = 0; k < 3; k++)
+            v[k][w - 1] = count_per_op(&res[w], second, k);
+    c->cnt.instr = finite_median(v[0], reps);
+    c->cnt.cycles = finite_median(v[1], reps);
+    c->cnt.l1d = finite_median(v[2], reps);
+}
+
 static void fill_cell(struct cell *c, const struct wl_result *res, int reps, int second,
                       const struct wl_spec *spec, double seconds)
 {
@@ -44,6 +81,15 @@ static void fill_cell(struct cell *c, const struct wl_result *res, int reps, int
     c->reps = reps;
     for (int w = 1; w <= reps; w++)
         c->ns[w - 1] = second ? res[w].ns2 : res[w].ns_per_op;
+    fill_counts(c, res, reps, second);
+    /* --counts: the figures are callgrind's instructions per operation;
+     * the times, ~50x those of a run outside valgrind, are dropped. */
+    if (ropt.counts)
+        for (int w = 1; w <= reps; w++) {
+            c->ns[w - 1] = count_per_op(&res[w], second, 0);
+            if (!(c->ns[w - 1] > 0))
+                bench_die("callgrind counted no instructions in window %d", w);
+        }
     stats(c->ns, reps, &c->med, &c->min, &c->max);
     c->last = res[reps];
     c->lo = spec->lo;
@@ -123,11 +169,22 @@ static void merge_round(struct cell *h, const struct cell *c, int r)
         *h = *c;
         h->rounds = c->state == CELL_OK ? 1 : 0;
         h->round_med[0] = c->med;
+        h->cnt_round[0] = c->cnt;
         return;
     }
+    h->cnt_round[h->rounds] = c->cnt;
     h->round_med[h->rounds++] = c->med;
     double mn, mx; /* of the round medians: not wanted, min and max are the windows' */
     stats(h->round_med, h->rounds, &h->med, &mn, &mx);
+    double v[3][ROUNDS_MAX];
+    for (int k = 0; k < h->rounds; k++) {
+        v[0][k] = h->cnt_round[k].instr;
+        v[1][k] = h->cnt_round[k].cycles;
+        v[2][k] = h->cnt_round[k].l1d;
+    }
+    h->cnt.instr = finite_median(v[0], h->rounds);
+    h->cnt.cycles = finite_median(v[1], h->rounds);
+    h->cnt.l1d = finite_median(v[2], h->rounds);
     h->min = c->min < h->min ? c->min : h->min;
     h->max = c->max > h->max ? c->max : h->max;
     h->seconds += c->seconds;
@@ -218,6 +275,12 @@ static double fig9_slope(int k)
 void run_fig9(void)
 {
     char nb[32];
+    if (ropt.counts) {
+        fig9.have = 0;
+        fig9.why = "not run under --counts: its figures are times, and callgrind does not "
+                   "count its windows";
+        return;
+    }
     fig9.npts = (int)fig9_points(fig9.n);
     if (fig9.npts < 2) {
         fig9.have = 0;

@@ -96,6 +96,13 @@
  * Bytes per timer: the node (sizeof(struct tw_timer), or the peer's) plus
  * the target's own memory with n timers pending, divided by n.
  *
+ * Counts: each cell also gets instructions, cycles and L1D misses per
+ * operation over the same timed phases (the median over the windows),
+ * from the CPU's counters where the kernel allows them (perf_event_open),
+ * or with --counts from callgrind: twbench runs itself again under it,
+ * and every figure of that run is instructions per operation, not a time
+ * (counters.c).
+ *
  * Output: tables on stdout, progress on stderr (a bar with the time left on
  * a terminal, a line per point otherwise), and (unless --out is empty)
  * report.html, summary.md, twbench.json, the SVG plots (up to about six
@@ -122,8 +129,9 @@
  * them; claims.c judges the slopes and finds the lawn crossover; print.c
  * writes the tables on stdout; report.c and report_*.c write the report's
  * files; advise.c is `twbench advise`; peer_*.c and vclock.c run the peers
- * (peer_refwheel.c the wheel of refwheel.c); util.c has what they all
- * share.
+ * (peer_refwheel.c the wheel of refwheel.c); counters.c counts each
+ * window's timed phases and starts --counts's run under callgrind; util.c
+ * has what they all share.
  */
 
 /* ============================================================ twheel driver */
@@ -417,6 +425,17 @@ int main(int argc, char **argv)
         usage_error("--out: %s", err);
     if (opt.json && probe_file(opt.json, err, sizeof err))
         usage_error("--json %s: %s", opt.json, err);
+    /* --counts: this process starts the same command under callgrind, which
+     * counts; the child, under callgrind, measures. */
+    if (ropt.counts) {
+        const char *why = NULL;
+        int under = counters_under_callgrind(&why);
+        if (under < 0)
+            usage_error("--counts: %s", why);
+        if (under == 0)
+            return counters_reexec(argc, argv);
+    }
+    counters_init(ropt.counts);
     g_tty = isatty(2);
     vclock_init();
     setup_targets();
@@ -439,12 +458,17 @@ int main(int argc, char **argv)
     printf("twbench: twheel %s on %s (%d CPUs), %s; median of the measured windows after one "
            "warm-up; sizeof(struct tw_timer) = %zu\n",
            tw_version(), machine.cpu, machine.cpus, machine.compiler, sizeof(struct tw_timer));
+    char cl[400];
+    printf("twbench: %s\n", counts_line(cl, sizeof cl));
+    if (ropt.counts)
+        printf("twbench: --counts: every figure below is instructions per operation, counted by "
+               "callgrind; no times, no slopes\n");
     print_peer_notes();
     fflush(stdout);
 
     /* Let the CPU reach its working clock before the first figure. */
     uint64_t t0 = bench_now_ns();
-    while (bench_now_ns() - t0 < 200000000u)
+    while (!ropt.counts && bench_now_ns() - t0 < 200000000u)
         ;
     plan_run();
     char est[32];
@@ -471,10 +495,12 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     print_memory();
-    fit_slopes();
-    print_slopes();
-    find_crossover();
-    print_crossover();
+    if (!ropt.counts) { /* claims about times: not judged on counts */
+        fit_slopes();
+        print_slopes();
+        find_crossover();
+        print_crossover();
+    }
     ropt.seconds = (double)(bench_now_ns() - t0) / 1e9;
     if (getloadavg(machine.load_end, 3) < 0)
         machine.load_end[0] = -1;

@@ -5,7 +5,8 @@
  * (run.c); the claims, the slopes and the crossover (claims.c); the text
  * tables (print.c).  twbench.c's main() calls them in that order, and
  * defines the run's state they share (harness.h's globals).  Each of them
- * calls only the ones listed before it, util.c and (run.c) fig9.c;
+ * calls only the ones listed before it, util.c, counters.c and (run.c)
+ * fig9.c;
  * claims.c calls none of cli.c, plan.c and run.c.  The report (report.h)
  * and advise (advise.c) need harness.h alone.
  */

@@ -10,12 +10,17 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fails=0
 
-# case PROGRAM WORD-EXPECTED-IN-THE-LINE ARGS...
+# case PROGRAM WORD-EXPECTED-IN-THE-LINE ARGS...  (with $env set: under env $env)
+env=
 case_() {
   prog=$1
   want=$2
   shift 2
-  "$prog" "$@" >"$dir/out" 2>"$dir/err"
+  if [ -n "$env" ]; then
+    env "$env" "$prog" "$@" >"$dir/out" 2>"$dir/err"
+  else
+    "$prog" "$@" >"$dir/out" 2>"$dir/err"
+  fi
   rc=$?
   lines=$(wc -l <"$dir/err")
   if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || [ -s "$dir/out" ] ||
@@ -51,6 +56,16 @@ case_ "$twbench" "--json" --workload tick --n 1e3 --json "$dir/no/such/dir/x.jso
 case_ "$twbench" "--json" --workload tick --n 1e3 --json '' --out ''
 case_ "$twbench" "--out" --workload tick --n 1e3 --out /proc/twbench-no
 case_ "$twbench" "--out" --workload tick --n 1e3 --out "$dir/no/such/dir"
+case_ "$twbench" "--counts" --workload tick --scheme heap --n 1e3 --out '' --counts=yes
+# --counts without valgrind on PATH (or built without its headers): refused
+# before anything runs
+env=PATH=/nonexistent-twbench
+case_ "$twbench" "--counts" --counts --workload tick --scheme heap --n 1e3 --out ''
+env=
+# --counts under a valgrind it did not start itself (memcheck here)
+if command -v valgrind >/dev/null 2>&1; then
+  case_ valgrind "--counts" -q "$twbench" --counts --workload tick --scheme heap --n 1e3 --out ''
+fi
 case_ "$twbench" "--timers" advise --timers 0
 case_ "$twbench" "--ttls" advise --ttls 30x
 case_ "$twbench" "--tick-rate" advise --tick-rate 0

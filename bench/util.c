@@ -1,13 +1,14 @@
 /*
  * util.c -- what every part of twbench shares and nothing else owns: the
  * real clock, dying with the cell that was running, how a count of timers
- * is written, and the median of a few figures.  The workloads, the peers'
- * drivers, the run, the report and advise call these, and this file calls
- * none of them.
+ * is written, the median of a few figures, and the words for the figures
+ * (which --counts changes).  The workloads, the peers' drivers, the run,
+ * the report and advise call these, and this file calls none of them.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,4 +60,47 @@ void stats(const double *v, int k, double *med, double *mn, double *mx)
     *mn = s[0];
     *mx = s[k - 1];
     *med = k % 2 ? s[k / 2] : (s[k / 2 - 1] + s[k / 2]) / 2;
+}
+
+/* ------------------------------------------------------------- counts */
+
+const char *fig_word(void)
+{
+    return ropt.counts ? "instr" : "ns";
+}
+
+/* "ns per op" -> "instr per op" under --counts. */
+const char *series_unit(const struct series *s, char *buf, size_t len)
+{
+    if (ropt.counts && strncmp(s->unit, "ns ", 3) == 0)
+        snprintf(buf, len, "instr %s", s->unit + 3);
+    else
+        snprintf(buf, len, "%s", s->unit);
+    return buf;
+}
+
+/* "ns per timer: ..." -> "instructions per timer: ..." under --counts. */
+const char *series_figure(const struct series *s, char *buf, size_t len)
+{
+    if (ropt.counts && strncmp(s->figure, "ns ", 3) == 0)
+        snprintf(buf, len, "instructions %s", s->figure + 3);
+    else
+        snprintf(buf, len, "%s", s->figure);
+    return buf;
+}
+
+/* A count per operation: two decimals below 10 (misses), one below 10^4,
+ * none above. */
+const char *fmt_count(double v, char *buf, size_t len)
+{
+    snprintf(buf, len, v < 10 ? "%.2f" : v < 1e4 ? "%.1f" : "%.0f", v);
+    return buf;
+}
+
+/* The cell's count k (0 instructions, 1 cycles, 2 L1D misses) per op. */
+double cell_count(const struct cell *c, int k)
+{
+    if (c->state != CELL_OK)
+        return NAN;
+    return k == 0 ? c->cnt.instr : k == 1 ? c->cnt.cycles : c->cnt.l1d;
 }

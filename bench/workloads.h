@@ -48,12 +48,20 @@
  * operation of the harness's own, paid by every target.  The draws are the
  * same.  (Its effect on the figures is within this machine's noise:
  * docs/benchmarks.md, "The harness's generator".)
+ *
+ * Counts.  Each timed phase is bracketed by counters_begin() before its
+ * first clock read and counters_end() after its last (counters.h), so that
+ * the hardware counters or callgrind count the same interval the clock
+ * times, and never add to it; wl_counted() then takes a window's counts of
+ * one figure (res[w].cnt for ns_per_op, res[w].cnt2 for ns2).  Without a
+ * source of counts they return at once.
  */
 #ifndef WL_RUN
 #error "define WL_RUN and the driver before including workloads.h"
 #endif
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,6 +131,15 @@ static double wl_per(uint64_t ns, uint64_t ops)
     return ops ? (double)ns / (double)ops : 0.0;
 }
 
+/* What the counters counted since the last take: window w's phases of
+ * figure fig (1: ns_per_op, 2: ns2). */
+static void wl_counted(struct wl_counts *out, int w, int fig)
+{
+    char label[240];
+    snprintf(label, sizeof label, "%s, window %d, figure %d", bench_where, w, fig);
+    counters_take(out, label);
+}
+
 static void wl_open(struct drv *d, const struct wl_spec *s, size_t nodes, struct wl_ctx *c)
 {
     memset(c, 0, sizeof *c);
@@ -154,6 +171,7 @@ static void wl_startstop(const struct wl_spec *s, struct rng *r, struct wl_resul
         drv_check(&d, "after setup");
     for (int w = 0; w <= s->reps; w++) {
         struct rng lr = *r;
+        counters_begin();
         uint64_t t1 = bench_now_ns();
         for (uint64_t k = 0; k < s->ops; k++) {
             size_t i = (size_t)rng_below(&lr, s->n);
@@ -161,6 +179,8 @@ static void wl_startstop(const struct wl_spec *s, struct rng *r, struct wl_resul
             drv_start(&d, i, rng_range(&lr, s->lo, s->hi));
         }
         uint64_t t2 = bench_now_ns();
+        counters_end();
+        wl_counted(&res[w].cnt, w, 1);
         *r = lr;
         res[w].ops = s->ops;
         res[w].ns_per_op = wl_per(t2 - t1, s->ops);
@@ -197,6 +217,7 @@ static void wl_churn(const struct wl_spec *s, struct rng *r, struct wl_result *r
         drv_check(&d, "after setup");
     for (int w = 0; w <= s->reps; w++) {
         struct rng lr = *r;
+        counters_begin();
         uint64_t t1 = bench_now_ns();
         if (s->restart)
             for (uint64_t k = 0; k < s->ops; k++)
@@ -207,6 +228,8 @@ static void wl_churn(const struct wl_spec *s, struct rng *r, struct wl_result *r
                 drv_start(&d, s->n, rng_range(&lr, s->hi + 1, 2 * s->hi));
             }
         uint64_t t2 = bench_now_ns();
+        counters_end();
+        wl_counted(&res[w].cnt, w, 1);
         *r = lr;
         res[w].ops = s->ops;
         res[w].ns_per_op = wl_per(t2 - t1, s->ops);
@@ -223,6 +246,7 @@ static void wl_churn(const struct wl_spec *s, struct rng *r, struct wl_result *r
     uint64_t far = 2 * s->hi + 1;
     for (int w = 0; w <= s->reps; w++) {
         struct rng lr = *r;
+        counters_begin();
         uint64_t t1 = bench_now_ns();
         if (s->restart)
             for (uint64_t k = 0; k < s->ops; k++)
@@ -234,6 +258,8 @@ static void wl_churn(const struct wl_spec *s, struct rng *r, struct wl_result *r
                 drv_start(&d, i, far++);
             }
         uint64_t t2 = bench_now_ns();
+        counters_end();
+        wl_counted(&res[w].cnt2, w, 2);
         *r = lr;
         res[w].ns2 = wl_per(t2 - t1, s->ops);
         res[w].ops2 = s->ops;
@@ -277,14 +303,17 @@ static void wl_expire(const struct wl_spec *s, struct rng *r, struct wl_result *
             bench_die("out of memory for %zu intervals", n);
         for (size_t i = 0; i < n; i++)
             iv[i] = rng_range(r, s->lo, s->hi);
+        counters_begin();
         uint64_t t0 = bench_now_ns();
         for (size_t i = 0; i < n; i++)
             drv_start(&d, p[i], iv[i]);
         uint64_t t1 = bench_now_ns();
+        counters_end();
         res[w].facility_bytes = drv_facility_bytes(&d);
         if (s->check)
             drv_check(&d, "after the starts");
         uint64_t limit = s->hi + 2, now = 0;
+        counters_begin();
         uint64_t t2 = bench_now_ns();
         while (c.fired < n) {
             drv_advance(&d, ++now);
@@ -294,6 +323,8 @@ static void wl_expire(const struct wl_spec *s, struct rng *r, struct wl_result *
                           (unsigned long long)s->hi);
         }
         uint64_t t3 = bench_now_ns();
+        counters_end();
+        wl_counted(&res[w].cnt, w, 1);
         if (c.fired != n)
             bench_die("expire: %llu callbacks for %zu timers", (unsigned long long)c.fired, n);
         if (s->check)
@@ -306,9 +337,12 @@ static void wl_expire(const struct wl_spec *s, struct rng *r, struct wl_result *
             iv[i] = rng_range(r, 1, jhi);
         for (size_t i = 0; i < n; i++)
             drv_start(&d, p[i], iv[i]);
+        counters_begin();
         uint64_t t4 = bench_now_ns();
         drv_advance(&d, now + WL_EXPIRE_JUMP + 1);
         uint64_t t5 = bench_now_ns();
+        counters_end();
+        wl_counted(&res[w].cnt2, w, 2);
         if (c.fired != 2 * (uint64_t)n)
             bench_die("expire-jump: %llu of %zu timers fired by the jump",
                       (unsigned long long)(c.fired - n), n);
@@ -398,6 +432,8 @@ static void wl_tcp(const struct wl_spec *s, struct rng *r, struct wl_result *res
     for (int w = -1; w <= s->reps; w++) {
         uint64_t todo = w < 0 ? warm : steps, stops = 0, fired0 = c.fired;
         struct rng lr = *r;
+        struct wl_counts warm_cnt;
+        counters_begin();
         uint64_t t1 = bench_now_ns();
         for (uint64_t step = 0; step < todo; step++) {
             drv_advance(&d, ++now);
@@ -415,6 +451,8 @@ static void wl_tcp(const struct wl_spec *s, struct rng *r, struct wl_result *res
             acc &= 0xffffffffu;
         }
         uint64_t t2 = bench_now_ns();
+        counters_end();
+        wl_counted(w < 0 ? &warm_cnt : &res[w].cnt, w, 1);
         *r = lr;
         if (w < 0) {
             if (s->check)
@@ -467,10 +505,13 @@ static void wl_tick(const struct wl_spec *s, struct rng *r, struct wl_result *re
         bench_die("tick: the windows would reach the timers");
     uint64_t now = 0;
     for (int w = 0; w <= s->reps; w++) {
+        counters_begin();
         uint64_t t1 = bench_now_ns();
         for (uint64_t k = 0; k < s->ops; k++)
             drv_advance(&d, ++now);
         uint64_t t2 = bench_now_ns();
+        counters_end();
+        wl_counted(&res[w].cnt, w, 1);
         res[w].ops = s->ops;
         res[w].advances = s->ops;
         res[w].ns_per_op = wl_per(t2 - t1, s->ops);
@@ -481,12 +522,15 @@ static void wl_tick(const struct wl_spec *s, struct rng *r, struct wl_result *re
     if (s->check)
         drv_check(&d, "after the advances");
     for (int w = 0; w <= s->reps; w++) {
+        counters_begin();
         uint64_t t1 = bench_now_ns();
         for (uint64_t k = 0; k < jumps; k++) {
             now += WL_JUMP;
             drv_advance(&d, now);
         }
         uint64_t t2 = bench_now_ns();
+        counters_end();
+        wl_counted(&res[w].cnt2, w, 2);
         res[w].ns2 = wl_per(t2 - t1, jumps);
         res[w].ops2 = jumps;
     }
@@ -584,6 +628,8 @@ static void wl_ttl(const struct wl_spec *s, struct rng *r, struct wl_result *res
     for (int w = -1; w <= s->reps; w++) {
         uint64_t started = 0, advances = 0, fired0 = c.fired;
         struct rng lr = *r;
+        struct wl_counts warm_cnt;
+        counters_begin();
         uint64_t t1 = bench_now_ns();
         while (w < 0 ? now < 2 * TTL_R : started < s->ops) {
             /* ticks until the accumulator crosses the next whole start */
@@ -602,6 +648,8 @@ static void wl_ttl(const struct wl_spec *s, struct rng *r, struct wl_result *res
             acc &= 0xffffffffu;
         }
         uint64_t t2 = bench_now_ns();
+        counters_end();
+        wl_counted(w < 0 ? &warm_cnt : &res[w].cnt, w, 1);
         *r = lr;
         if (w < 0) {
             wl_note_memory(s, res, drv_facility_bytes(&d));
@@ -655,15 +703,18 @@ static void wl_ttl(const struct wl_spec *s, struct rng *r, struct wl_result *res
             } else {
                 wl_sample(victims, nv, K, r);
             }
+            counters_begin();
             uint64_t t1 = bench_now_ns();
             for (size_t j = 0; j < K; j++)
                 drv_stop(&d, v[j]);
             uint64_t t2 = bench_now_ns();
+            counters_end();
             for (size_t j = 0; j < K; j++)
                 drv_start(&d, v[j], ttl[rng_below(r, D)]);
             ns += t2 - t1;
             stops += K;
         }
+        wl_counted(&res[w].cnt2, w, 2);
         res[w].ns2 = wl_per(ns, stops);
         res[w].ops2 = stops;
     }
