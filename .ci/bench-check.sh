@@ -6,7 +6,12 @@
 #     command);
 #   - the report folder has report.html, summary.md and one well-formed SVG
 #     per figure, and no temporary file;
-#   - --rounds keeps one median per round, and --ratio prints its line.
+#   - --rounds keeps one median per round, and --ratio prints its line;
+#   - the counts: the JSON says where they come from or why there are none,
+#     and a tiny `twbench --counts` run (callgrind, hierarchical and
+#     refwheel on churn and expire at n = 10^3, about 10 s) gives every cell
+#     a finite positive instruction count per operation, which its median,
+#     the text tables, summary.md and report.html all show.
 # The timing claims of the paper (ordered's start grows, the wheels' start
 # and tick stay flat; Fig. 9's list grows, its Scheme 6 kernels do not) are
 # printed with their figures, never asserted: one run on a loaded machine
@@ -48,6 +53,14 @@ m = j.get("machine", {})
 for k in ("cpu", "compiler", "flags", "date"):
     check(isinstance(m.get(k), str) and m[k], "machine.%s missing" % k)
 
+# counts: from the CPU's counters, or unavailable with a reason
+cn = j.get("counts") or {}
+check(j.get("counts_mode") is False, "counts_mode is not false in a timed run")
+check(cn.get("source") in (None, "perf_event"), "counts.source %r in a timed run" % cn.get("source"))
+if cn.get("source") is None:
+    check(cn.get("status") == "unavailable" and cn.get("reason"), "counts unavailable without a reason")
+    print("bench-check: counts unavailable here: %s" % cn.get("reason"))
+
 want = ["startstop", "churn", "churn-any", "restart", "restart-any", "expire", "expire-jump", "tcp", "idle", "tick", "tick-jump",
         "ttl-1", "ttl-1-stop", "ttl-8", "ttl-8-stop", "ttl-64", "ttl-64-stop",
         "ttl-8-fifo", "ttl-8-fifo-stop", "ttl-many", "ttl-many-stop", "ttl-sweep",
@@ -80,6 +93,12 @@ for r in j["results"]:
         check(finite_pos(r.get(k)), "%s: %s not finite and positive: %r" % (key, k, r.get(k)))
     check(all(finite_pos(s) for s in r["samples"]), "%s: a sample is not finite and positive" % (key,))
     check(r["min"] <= r["median"] <= r["max"], "%s: min <= median <= max fails" % (key,))
+    if cn.get("source") == "perf_event":
+        c = r.get("counts") or {}
+        check(c.get("source") == "perf_event" and finite_pos(c.get("instructions_per_op")),
+              "%s: no instruction count from perf_event: %r" % (key, c))
+    else:
+        check("counts" not in r, "%s: counts without a source" % (key,))
 
 # hierarchical (the reference) ran everywhere it applies
 for w in want:
@@ -170,4 +189,81 @@ if bad or not j["results"]:
     print("bench-check: --rounds results wrong: %r" % bad)
     sys.exit(1)
 print("bench-check: --rounds: %d cells with 3 round medians each: all good" % len(j["results"]))
+PY
+
+# --counts: instructions per operation under callgrind instead of times.
+start=$(date +%s)
+"$twbench" --counts --scheme hierarchical,refwheel --n 1e3 --workload churn,expire \
+  --json "$dir/counts.json" --out "$dir/counts-report" >"$dir/counts.out" 2>"$dir/counts.err" || {
+  echo "bench-check: twbench --counts failed (valgrind installed when twbench was built?):" >&2
+  tail -n 20 "$dir/counts.err" >&2
+  exit 1
+}
+echo "bench-check: twbench --counts ran in $(($(date +%s) - start)) s"
+python3 - "$dir/counts.json" "$dir/counts-report" "$dir/counts.out" <<'PY'
+import json, math, os, re, sys
+path, report, out = sys.argv[1:4]
+j = json.load(open(path))
+fail = []
+def check(cond, msg):
+    if not cond:
+        fail.append(msg)
+def finite_pos(x):
+    return isinstance(x, (int, float)) and math.isfinite(x) and x > 0
+
+check(j.get("counts_mode") is True, "counts_mode is not true")
+check((j.get("counts") or {}).get("source") == "callgrind", "counts.source is not callgrind")
+want = {(w, t) for w in ("churn", "churn-any", "expire", "expire-jump") for t in ("hierarchical", "refwheel")}
+have, instr = set(), {}
+for r in j["results"]:
+    key = (r["workload"], r["target"])
+    have.add(key)
+    c = r.get("counts") or {}
+    if r["status"] != "ok" or c.get("source") != "callgrind" or not finite_pos(c.get("instructions_per_op")):
+        fail.append("%s n=%s: no finite positive instruction count: %s %r" % (key + (r["n"], r["status"], c)))
+        continue
+    instr[key] = c["instructions_per_op"]
+    check(r["unit"].startswith("instr "), "%s: unit %r, not instructions" % (key, r["unit"]))
+    check(abs(r["median"] - c["instructions_per_op"]) <= 1e-6 * r["median"],
+          "%s: the figure %r is not the instruction count %r" % (key, r["median"], c["instructions_per_op"]))
+    check(finite_pos(c.get("l1d_misses_per_op")) or c.get("l1d_misses_per_op") == 0,
+          "%s: no D1 miss count: %r" % (key, c))
+check(want <= have, "cells missing: %s" % sorted(want - have))
+
+# The text tables, summary.md and report.html show the counts.
+text = open(out).read()
+check("counts per op (callgrind" in text, "stdout has no counts table")
+md = open(os.path.join(report, "summary.md")).read()
+check("instructions per operation" in md, "summary.md does not say its figures are instructions")
+rows, head, wl = {}, None, ""
+for line in md.split("\n"):
+    if line.startswith("| workload | n | per op |"):
+        head = [c.strip().strip("`").rstrip("†").strip("`") for c in line.strip("|").split("|")]
+    elif head and line.startswith("|") and not line.startswith("|---"):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        wl = cells[0] or wl
+        if cells[2] == "instructions":
+            for name, v in zip(head[3:], cells[3:]):
+                rows[(wl, name)] = v
+    elif head and not line.startswith("|"):
+        head = None
+for key, v in instr.items():
+    shown = rows.get(key)
+    tol = 0.006 if v < 10 else 0.051 if v < 1e4 else 0.51
+    check(shown is not None and abs(float(shown) - v) <= tol,
+          "summary.md: %s shows %r, the JSON %.3f" % (key, shown, v))
+html = open(os.path.join(report, "report.html")).read()
+check(html.count('<table class="cnt">') == 4, "report.html: not one counts table per workload")
+check("instructions per operation" in html, "report.html does not say its figures are instructions")
+if fail:
+    print("bench-check: %d problem(s) in what twbench --counts wrote:" % len(fail))
+    for x in fail:
+        print("  - " + x)
+    sys.exit(1)
+for w in ("churn", "churn-any", "expire", "expire-jump"):
+    h, r = instr.get((w, "hierarchical")), instr.get((w, "refwheel"))
+    print("bench-check: --counts %-11s n = 1e3: hierarchical %.1f, refwheel %.1f instructions "
+          "per op (%.2fx)" % (w, h, r, h / r))
+print("bench-check: --counts: %d cells, each with its instructions per op in the JSON, the "
+      "tables, summary.md and report.html" % len(instr))
 PY
