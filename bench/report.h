@@ -41,6 +41,8 @@ int has_target(const struct series *s, int ti);
 int has_data(const struct series *s, int ti);
 /* The default scheme's target index, -1 if not in the run. */
 int default_target(void);
+/* The reference wheel's target index if show[] marks it, else -1. */
+int refwheel_target(const int *show);
 /* The longest interval the other targets drew at point xi of s. */
 uint64_t others_hi(const struct series *s, int xi, int ti);
 /* Did ti draw shorter intervals than the others there (the wheel, up to

@@ -141,6 +141,14 @@ int default_target(void)
     return -1;
 }
 
+int refwheel_target(const int *show)
+{
+    for (int ti = 0; ti < ntargets; ti++)
+        if (targets[ti].peer == PEER_REFWHEEL && show[ti])
+            return ti;
+    return -1;
+}
+
 /* The longest interval the other targets drew at point xi of s. */
 uint64_t others_hi(const struct series *s, int xi, int ti)
 {

@@ -539,10 +539,7 @@ static void html_counts_table(FILE *f, const struct series *s)
     }
     if (!kinds || !any)
         return;
-    int def = default_target(), ref = -1;
-    for (int ti = 0; ti < ntargets; ti++)
-        if (targets[ti].peer == PEER_REFWHEEL && show[ti])
-            ref = ti;
+    int def = default_target(), ref = refwheel_target(show);
     int ratio = def >= 0 && ref >= 0 && show[def];
     fprintf(f, "<p class=\"note\"><b>Counts per operation</b> (%s; the harness's loop "
                "included: compare targets within a row)%s.</p>\n",

@@ -167,10 +167,7 @@ static void md_counts(FILE *f)
     }
     if (!kinds || !any)
         return;
-    int def = default_target(), ref = -1;
-    for (int ti = 0; ti < ntargets; ti++)
-        if (targets[ti].peer == PEER_REFWHEEL && show[ti])
-            ref = ti;
+    int def = default_target(), ref = refwheel_target(show);
     int ratio = def >= 0 && ref >= 0 && show[def];
     fprintf(f, "\nCounts per operation (%s; the harness's loop included, so compare targets "
                "within a row)%s:\n\n| workload | %s | per op |",

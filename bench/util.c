@@ -69,24 +69,26 @@ const char *fig_word(void)
     return ropt.counts ? "instr" : "ns";
 }
 
+/* text, its leading "ns " replaced by `word` under --counts. */
+static const char *counts_word(const char *text, const char *word, char *buf, size_t len)
+{
+    if (ropt.counts && strncmp(text, "ns ", 3) == 0)
+        snprintf(buf, len, "%s %s", word, text + 3);
+    else
+        snprintf(buf, len, "%s", text);
+    return buf;
+}
+
 /* "ns per op" -> "instr per op" under --counts. */
 const char *series_unit(const struct series *s, char *buf, size_t len)
 {
-    if (ropt.counts && strncmp(s->unit, "ns ", 3) == 0)
-        snprintf(buf, len, "instr %s", s->unit + 3);
-    else
-        snprintf(buf, len, "%s", s->unit);
-    return buf;
+    return counts_word(s->unit, "instr", buf, len);
 }
 
 /* "ns per timer: ..." -> "instructions per timer: ..." under --counts. */
 const char *series_figure(const struct series *s, char *buf, size_t len)
 {
-    if (ropt.counts && strncmp(s->figure, "ns ", 3) == 0)
-        snprintf(buf, len, "instructions %s", s->figure + 3);
-    else
-        snprintf(buf, len, "%s", s->figure);
-    return buf;
+    return counts_word(s->figure, "instructions", buf, len);
 }
 
 /* A count per operation: two decimals below 10 (misses), one below 10^4,
