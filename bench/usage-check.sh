@@ -62,8 +62,10 @@ case_ "$twbench" "--counts" --workload tick --scheme heap --n 1e3 --out '' --cou
 env=PATH=/nonexistent-twbench
 case_ "$twbench" "--counts" --counts --workload tick --scheme heap --n 1e3 --out ''
 env=
-# --counts under a valgrind it did not start itself (memcheck here)
-if command -v valgrind >/dev/null 2>&1; then
+# --counts under a valgrind it did not start itself (memcheck here); not
+# for a sanitizer build, which valgrind cannot run
+if command -v valgrind >/dev/null 2>&1 &&
+   ! { command -v ldd >/dev/null 2>&1 && ldd "$twbench" 2>/dev/null | grep -q 'lib[at]san'; }; then
   case_ valgrind "--counts" -q "$twbench" --counts --workload tick --scheme heap --n 1e3 --out ''
 fi
 case_ "$twbench" "--timers" advise --timers 0
