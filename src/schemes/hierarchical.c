@@ -220,12 +220,12 @@ TW_INLINE size_t first_slot_words(const struct hier_state *h, tw_time_t c)
     return SIZE_MAX;
 }
 
-/* Take slot i of level lvl: a level-0 slot is due whole, onto out; an
- * upper one onto todo, to migrate. */
-TW_INLINE void take_slot(struct hier_state *h, unsigned lvl, size_t i, struct tw_ready *out,
+/* Take table slot i: due whole onto out, unless it is `up`, the slot
+ * that comes up, whose timers go onto todo to migrate. */
+TW_INLINE void take_slot(struct hier_state *h, size_t i, size_t up, struct tw_ready *out,
                          struct tw_ready *todo)
 {
-    if (lvl == 0)
+    if (i != up)
         tw_slots_take(&h->s, i, out, TW_LANE_SHIFT);
     else
         take_upper(h, i, todo);
@@ -233,29 +233,45 @@ TW_INLINE void take_slot(struct hier_state *h, unsigned lvl, size_t i, struct tw
 
 /* Every level whose digit changed, the slots passed over taken: with
  * S <= 64 as bits of the level's word, with more slots by a walk of the
- * window in the bitmap.  Then the upper slots' timers migrate. */
+ * window in the bitmap.  Let `top` be the highest level whose digit
+ * changed.  Every timer of a level below it is due (its deadline has the
+ * old digits from `top` up, below the new time's), and so is every timer
+ * of a slot of `top` before the new time's digit there: those slots go to
+ * the ready lanes whole, timer by timer untouched.  Only the slot of the
+ * new digit at `top` (unless top is level 0) holds timers that may not be
+ * due yet: it migrates. */
 static TW_NOINLINE void collect_levels(struct tw *tw, struct hier_state *h, tw_time_t now,
                                        struct tw_ready *out)
 {
     struct tw_ready todo;
     todo.live = 0;
-    tw_time_t c = tw->now;
-    for (unsigned lvl = 0; lvl < h->levels; lvl++) {
-        unsigned shift = lvl * h->bits;
-        tw_time_t cl = c >> shift, nl = now >> shift;
-        if (cl == nl)
-            break; /* this digit and all above it did not change */
+    /* cl, nl: the old and new time's digits from lvl up; the loop stops
+     * at the first level whose digits did not change (above the last
+     * level they are 0 and 0). */
+    tw_time_t cl = tw->now, nl = now;
+    for (unsigned lvl = 0; cl != nl; lvl++) {
+        tw_time_t cu = cl >> h->bits, nu = nl >> h->bits;
         size_t base = (size_t)lvl << h->bits;
+        size_t up = cu == nu && lvl > 0 ? base + (size_t)(nl & h->mask) : SIZE_MAX;
         if (h->S <= 64) {
-            for (uint64_t x = level_bits(h, lvl) & window_bits(h, cl, nl - cl); x; x &= x - 1)
-                take_slot(h, lvl, base + (size_t)tw_ctz64(x), out, &todo);
+            uint64_t x = level_bits(h, lvl) & window_bits(h, cl, nl - cl);
+            if (up != SIZE_MAX) {
+                uint64_t b = UINT64_C(1) << (nl & h->mask);
+                if (x & b)
+                    take_upper(h, up, &todo);
+                x &= ~b;
+            }
+            for (; x; x &= x - 1)
+                tw_slots_take(&h->s, base + (size_t)tw_ctz64(x), out, TW_LANE_SHIFT);
         } else {
             tw_time_t diff = nl - cl;
             size_t span = diff >= h->S ? h->S : (size_t)diff;
             size_t from = (size_t)((cl + 1) & h->mask), done = 0, i;
             while ((i = tw_window_next(h->s.bm, base, h->S, from, span, &done)) != SIZE_MAX)
-                take_slot(h, lvl, base + i, out, &todo);
+                take_slot(h, base + i, up, out, &todo);
         }
+        cl = cu;
+        nl = nu;
     }
     if (todo.live)
         migrate_all(h, &todo, now, out);
