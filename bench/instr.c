@@ -8,14 +8,13 @@
  * program makes the calls of one of twbench's workloads, with the same
  * definitions and parameters (bench/workloads.h), through the public API
  * only, so that it links against any build of the library, an older one
- * too.  The script runs it twice under
- *
- *   valgrind --tool=callgrind --toggle-collect='tw_*'
- *
- * which counts only what executes inside tw_* calls (the library, with
- * what it calls, the callbacks excluded by their names), once with --ops K
- * and once with --ops 0 (the same set-up, nothing measured), and divides
- * the difference by the operations this program prints:
+ * too.  The script runs it twice under valgrind's callgrind, once with
+ * --ops K and once with --ops 0 (the same set-up, nothing measured), sums
+ * the self cost of the functions whose source is the library's
+ * (scripts/callgrind-ir.sh: files under src/, or bench/refwheel.[ch] for
+ * the reference wheel; inline code counted where it was inlined, this
+ * program's loop and callbacks not), and divides the difference by the
+ * operations this program prints:
  *
  *   churn       n timers at intervals in [2^20, 2^21], time frozen; K times
  *               a random one of them stopped and started again beyond all

@@ -2,7 +2,8 @@
  * refwheel.h -- a lean hierarchical timing wheel: twbench's yardstick of
  * what an embedded wheel costs (refwheel.c explains how it works).
  *
- * Time is a 64-bit count of ticks.  A timer is a 32-byte node the caller
+ * Time is a 64-bit count of ticks, and stays below 2^64 - 1: there is no
+ * wraparound (twbench's runs end far below it).  A timer is a 32-byte node the caller
  * embeds and initialises once with rw_timer_init(); the wheel is a struct
  * the caller places where it likes and sets up with rw_init().  Nothing is
  * allocated and no argument is checked: starting a pending timer, stopping
