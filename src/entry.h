@@ -244,16 +244,6 @@ TW_INLINE int tw_stop_full(struct tw *tw, struct tw_timer *t, const struct tw_ho
     return tw_stopped(tw, t);
 }
 
-/* The stop of the last timer of a wheel's lane (the hybrid's leaf): the lane is emptied and its bits,
- * and its slot's, are left set (slots.h, "Bits left set").  Out of line,
- * so that the leaf that calls it keeps no frame. */
-static TW_NOINLINE TW_UNUSED int tw_stop_lane_last(struct tw *tw, struct tw_timer *t,
-                                                   struct tw_link *head)
-{
-    tw_list_init(head); /* t was its only node */
-    return tw_stopped(tw, t);
-}
-
 /* The stop leaf of a hierarchical wheel (the exact one, the no-migration
  * one): a node pending here, due after stop_floor, is one unlink, whether
  * or not it was alone in its lane (the unlink of a lone node leaves the

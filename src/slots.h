@@ -22,9 +22,9 @@ struct tw;
  * goes through tw_slots_unlink(), which clears it.  In the hierarchical
  * wheels (the exact one, the hybrid's, the no-migration one) the start
  * and stop leaves unlink with a plain tw_list_del() and leave an emptied
- * lane's bits, and its slot's, set (tw_wheel_stop() and the hybrid's
- * tw_stop_lane_last(), entry.h; the unlink of a restart): a timer alone in a far slot, stopped and started
- * again and again (the paper's Fig. 9 test), then writes no bit at all.
+ * lane's bits, and its slot's, set (the stop leaves, and the unlink of a
+ * restart): a timer alone in a far slot, stopped and started again and
+ * again (the paper's Fig. 9 test), then writes no bit at all.
  * There a set bit means "may have timers", and every reader copes:
  *   - collect takes such a slot with nothing in it (the horizon counts it:
  *     at most one collect more per bit left set);

@@ -51,8 +51,9 @@
  * link of tw_coarse_link(), and nothing else (no cache; the unlink of a
  * pending node leaves an emptied lane's bits set too); a stop of a node
  * due after now is an unlink (of a node alone in its lane too, which
- * leaves the lane's bits set: next_expiry below clears such slots); their rare other cases, a timer kept past its deadline among
- * them, take the full path (entry.h).
+ * leaves the lane's bits set: next_expiry below clears such slots); their
+ * rare other cases, a timer kept past its deadline among them, take the
+ * full path (entry.h).
  *
  * Memory: per slot 8 lane heads of 16 bytes, a byte of lane bits and a
  * bit: 169 KiB for 64 x 21.

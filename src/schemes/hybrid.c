@@ -324,9 +324,9 @@ static int hybrid_start(struct tw *tw, struct tw_timer *t, tw_time_t interval)
     return 0;
 }
 
-/* A node in a queue above now, or in the wheel above its cache, not alone
- * in its list: one unlink.  A node alone in a wheel's lane leaves the
- * lane's bits set (slots.h); the only timer of a queue takes the full
+/* A node in the wheel above its cache, or in a queue above now and not
+ * alone in it: one unlink (a node alone in a wheel's lane leaves the
+ * lane's bits set: slots.h).  The only timer of a queue takes the full
  * path (its queue leaves the heap of heads). */
 static int hybrid_stop(struct tw *tw, struct tw_timer *t)
 {
@@ -340,14 +340,10 @@ static int hybrid_stop(struct tw *tw, struct tw_timer *t)
         floor = tw->now;
     else
         return hybrid_stop_full(tw, t);
-    if (TW_LIKELY(t->tw_expires > floor)) {
-        struct tw_link *next = t->tw_u.link.next;
-        if (TW_LIKELY(next != t->tw_u.link.prev)) {
-            tw_list_del(&t->tw_u.link);
-            return tw_stopped(tw, t);
-        }
-        if (w == tw->word_mine)
-            return tw_stop_lane_last(tw, t, next); /* a lane of the wheel */
+    if (TW_LIKELY(t->tw_expires > floor) &&
+        (w == tw->word_mine || t->tw_u.link.next != t->tw_u.link.prev)) {
+        tw_list_del(&t->tw_u.link);
+        return tw_stopped(tw, t);
     }
     return hybrid_stop_full(tw, t);
 }
