@@ -110,12 +110,37 @@ void tw_hier_teardown(struct tw *tw, struct hier_state *h)
     tw_slots_fini(tw, &h->s);
 }
 
+/* Bits 0 .. d of a word (d < 64: 2 << 63 wraps to 0, giving all ones). */
+TW_INLINE uint64_t bits_upto(unsigned d) { return (UINT64_C(2) << d) - 1; }
+
+/* With S <= 64 a level's S bits lie in one word of the bitmap (S divides
+ * 64): level lvl's occupancy, slot j at bit j. */
+TW_INLINE uint64_t level_bits(const struct hier_state *h, unsigned lvl)
+{
+    size_t base = (size_t)lvl << h->bits;
+    return (h->s.bm[base >> 6] >> (base & 63)) & (~UINT64_C(0) >> (64u - h->S));
+}
+
+/* first_slot() for S <= 64: a word per level. */
+TW_INLINE size_t first_slot_words(const struct hier_state *h, tw_time_t c)
+{
+    for (unsigned lvl = 0; lvl < h->levels; lvl++) {
+        unsigned d = (unsigned)((c >> (lvl * h->bits)) & h->mask);
+        uint64_t x = level_bits(h, lvl) & ~bits_upto(d);
+        if (x)
+            return ((size_t)lvl << h->bits) + (size_t)tw_ctz64(x);
+    }
+    return SIZE_MAX;
+}
+
 /* The first occupied slot against time c: the first occupied slot of the
  * lowest non-empty level (every slot of a level comes up before any slot of
  * the levels above, and every timer of a level sits after c's digit there,
  * so no level wraps).  Returns its index in the table, or SIZE_MAX. */
-static size_t first_slot(const struct hier_state *h, tw_time_t c)
+TW_INLINE size_t first_slot(const struct hier_state *h, tw_time_t c)
 {
+    if (h->S <= 64)
+        return first_slot_words(h, c);
     for (unsigned lvl = 0; lvl < h->levels; lvl++) {
         unsigned shift = lvl * h->bits;
         size_t base = (size_t)lvl << h->bits;
@@ -187,17 +212,6 @@ static void take_upper(struct hier_state *h, size_t i, struct tw_ready *todo)
     tw_slots_take(&h->s, i, todo, TW_LANE_SHIFT);
 }
 
-/* Bits 0 .. d of a word (d < 64: 2 << 63 wraps to 0, giving all ones). */
-TW_INLINE uint64_t bits_upto(unsigned d) { return (UINT64_C(2) << d) - 1; }
-
-/* With S <= 64 a level's S bits lie in one word of the bitmap (S divides
- * 64): level lvl's occupancy, slot j at bit j. */
-TW_INLINE uint64_t level_bits(const struct hier_state *h, unsigned lvl)
-{
-    size_t base = (size_t)lvl << h->bits;
-    return (h->s.bm[base >> 6] >> (base & 63)) & (~UINT64_C(0) >> (64u - h->S));
-}
-
 /* The slots of a level that time passes over from digit c to digit n
  * (c != n, diff = n - c of the level's digits), as bits of level_bits(). */
 TW_INLINE uint64_t window_bits(const struct hier_state *h, tw_time_t c, tw_time_t diff)
@@ -209,18 +223,6 @@ TW_INLINE uint64_t window_bits(const struct hier_state *h, tw_time_t c, tw_time_
     if (from + span <= h->S)
         return bits_upto(span - 1) << from;
     return ((all << from) & all) | bits_upto(from + span - h->S - 1);
-}
-
-/* first_slot() for S <= 64, a word per level. */
-TW_INLINE size_t first_slot_words(const struct hier_state *h, tw_time_t c)
-{
-    for (unsigned lvl = 0; lvl < h->levels; lvl++) {
-        unsigned d = (unsigned)((c >> (lvl * h->bits)) & h->mask);
-        uint64_t x = level_bits(h, lvl) & ~bits_upto(d);
-        if (x)
-            return ((size_t)lvl << h->bits) + (size_t)tw_ctz64(x);
-    }
-    return SIZE_MAX;
 }
 
 /* Take table slot i: due whole onto out, unless it is `up`, the slot
@@ -303,7 +305,7 @@ TW_INLINE void collect(struct tw *tw, struct hier_state *h, tw_time_t now, struc
     } else {
         collect_levels(tw, h, now, out);
     }
-    size_t first = h->S <= 64 ? first_slot_words(h, now) : first_slot(h, now);
+    size_t first = first_slot(h, now);
     tw->horizon = first == SIZE_MAX ? TW_TIME_MAX : slot_tick(h, first, now);
 }
 
