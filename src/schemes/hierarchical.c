@@ -114,21 +114,24 @@ void tw_hier_teardown(struct tw *tw, struct hier_state *h)
 TW_INLINE uint64_t bits_upto(unsigned d) { return (UINT64_C(2) << d) - 1; }
 
 /* With S <= 64 a level's S bits lie in one word of the bitmap (S divides
- * 64): level lvl's occupancy, slot j at bit j. */
-TW_INLINE uint64_t level_bits(const struct hier_state *h, unsigned lvl)
+ * 64): level lvl's occupancy, slot j at bit j.  bits is h->bits, passed
+ * so that a caller with a constant (the default 64 slots) folds it. */
+TW_INLINE uint64_t level_bits(const struct hier_state *h, unsigned lvl, unsigned bits)
 {
-    size_t base = (size_t)lvl << h->bits;
-    return (h->s.bm[base >> 6] >> (base & 63)) & (~UINT64_C(0) >> (64u - h->S));
+    size_t base = (size_t)lvl << bits;
+    return (h->s.bm[base >> 6] >> (base & 63)) & (~UINT64_C(0) >> (64u - (1u << bits)));
 }
 
-/* first_slot() for S <= 64: a word per level. */
-TW_INLINE size_t first_slot_words(const struct hier_state *h, tw_time_t c)
+/* first_slot() for S <= 64: a word per level.  Every slot of a level at
+ * or before c's digit there is clear (a timer sits after now's digit at
+ * its level, and collect clears every slot time passes over, bits left
+ * set included), so the first non-zero word is the level. */
+TW_INLINE size_t first_slot_words(const struct hier_state *h, unsigned bits)
 {
     for (unsigned lvl = 0; lvl < h->levels; lvl++) {
-        unsigned d = (unsigned)((c >> (lvl * h->bits)) & h->mask);
-        uint64_t x = level_bits(h, lvl) & ~bits_upto(d);
+        uint64_t x = level_bits(h, lvl, bits);
         if (x)
-            return ((size_t)lvl << h->bits) + (size_t)tw_ctz64(x);
+            return ((size_t)lvl << bits) + (size_t)tw_ctz64(x);
     }
     return SIZE_MAX;
 }
@@ -139,8 +142,10 @@ TW_INLINE size_t first_slot_words(const struct hier_state *h, tw_time_t c)
  * so no level wraps).  Returns its index in the table, or SIZE_MAX. */
 TW_INLINE size_t first_slot(const struct hier_state *h, tw_time_t c)
 {
-    if (h->S <= 64)
-        return first_slot_words(h, c);
+    if (h->S == 64)
+        return first_slot_words(h, 6);
+    if (h->S < 64)
+        return first_slot_words(h, h->bits);
     for (unsigned lvl = 0; lvl < h->levels; lvl++) {
         unsigned shift = lvl * h->bits;
         size_t base = (size_t)lvl << h->bits;
@@ -154,159 +159,179 @@ TW_INLINE size_t first_slot(const struct hier_state *h, tw_time_t c)
 
 /* The tick at which table slot i comes up against time c: c's digits above
  * its level, its own digit, zeros below. */
-static tw_time_t slot_tick(const struct hier_state *h, size_t i, tw_time_t c)
+TW_INLINE tw_time_t slot_tick(size_t i, tw_time_t c, unsigned bits)
 {
-    unsigned shift = (unsigned)(i >> h->bits) * h->bits;
-    tw_time_t digits = ((c >> shift) & ~(tw_time_t)h->mask) | (tw_time_t)(i & h->mask);
+    unsigned shift = (unsigned)(i >> bits) * bits;
+    tw_time_t mask = ((tw_time_t)1 << bits) - 1;
+    tw_time_t digits = ((c >> shift) & ~mask) | (tw_time_t)(i & mask);
     return digits << shift;
 }
 
-/* Migrate the timers of the upper slots collect took: the lanes that
- * hold any (todo->live) are walked in turn, several chains of misses at
- * once.  Nothing lands in a slot passed over: all were emptied first.  The
- * lists are collect's own, so they are walked, not popped: each node's
- * links are rewritten where it goes, and no store reaches the next node,
- * the line a pop would write and the walk waits for.  (A node's lane is
- * tw_lane_of() of its address wherever it is placed, so lane k of todo
- * also gives the due timers their ready lane.) */
-static void migrate_all(struct hier_state *h, struct tw_ready *todo, tw_time_t now,
-                        struct tw_ready *out)
+/* Re-place or fire the node at l, of lane k, against the new time. */
+TW_INLINE void migrate_one(struct hier_state *h, struct tw_link *l, unsigned k, tw_time_t now,
+                           struct tw_ready *out)
 {
+    tw_time_t e = tw_of(l)->tw_expires;
+    if (e <= now) {
+        tw_list_add_tail(tw_ready_lane(out, k), l);
+    } else {
+        /* Lane k is tw_lane_of(t): no hash to compute again. */
+        unsigned shift;
+        size_t i = tw_hier_slot(h, e, now, &shift);
+        (void)tw_slots_add_lane(&h->s, i, k, l, TW_LANE_SHIFT);
+    }
+}
+
+/* Migrate the timers of upper slot i, which has come up: each fires or is
+ * re-placed a level or more down.  Called after every other slot time
+ * passed over is taken, so that nothing lands in a slot still to be
+ * visited; nothing lands in slot i either (every timer leaves its level).
+ * The slot's lanes are walked in place, their heads emptied first: each
+ * node's links are rewritten where it goes, and no store reaches the next
+ * node, the line a pop would write and the walk waits for.  With several
+ * lanes they are walked in turn, several chains of misses at once.  (A
+ * node's lane is tw_lane_of() of its address wherever it is placed, so
+ * lane k also gives the due timers their ready lane.) */
+static TW_NOINLINE void migrate_slot(struct hier_state *h, size_t i, tw_time_t now,
+                                     struct tw_ready *out)
+{
+    struct tw_link *head = &h->s.head[i << TW_LANE_SHIFT];
+    unsigned live = h->s.lanes[i];
+    h->s.lanes[i] = 0;
+    tw_bm_clear(h->s.bm, i);
+    if ((live & (live - 1)) == 0) { /* one lane (or a bit left over none) */
+        if (live == 0)
+            return;
+        unsigned k = (unsigned)tw_ctz64(live);
+        struct tw_link *end = &head[k], *l = end->next;
+        tw_list_init(end);
+        while (l != end) {
+            struct tw_link *next = l->next;
+            migrate_one(h, l, k, now, out);
+            l = next;
+        }
+        return;
+    }
     struct tw_link *at[TW_LANES];
-    unsigned live = todo->live;
     for (unsigned m = live; m; m &= m - 1) {
         unsigned k = (unsigned)tw_ctz64(m);
-        at[k] = todo->lane[k].next;
+        at[k] = head[k].next;
+        tw_list_init(&head[k]);
     }
     while (live) {
         for (unsigned m = live; m; m &= m - 1) {
             unsigned k = (unsigned)tw_ctz64(m);
             struct tw_link *l = at[k];
-            if (l == &todo->lane[k]) {
+            if (l == &head[k]) {
                 live &= ~(1u << k);
                 continue;
             }
             at[k] = l->next;
             __builtin_prefetch(at[k]);
-            struct tw_timer *t = tw_of(l);
-            tw_time_t e = t->tw_expires;
-            if (e <= now) {
-                tw_list_add_tail(tw_ready_lane(out, k), l);
-            } else {
-                /* Lane k is tw_lane_of(t): no hash to compute again. */
-                unsigned shift;
-                size_t i = tw_hier_slot(h, e, now, &shift);
-                (void)tw_slots_add_lane(&h->s, i, k, l, TW_LANE_SHIFT);
-            }
+            migrate_one(h, l, k, now, out);
         }
     }
 }
 
-/* Take upper slot i onto todo, whose lanes are set up as they are first
- * used (todo->live): an advance that migrates one timer touches one. */
-static void take_upper(struct hier_state *h, size_t i, struct tw_ready *todo)
-{
-    unsigned fresh = h->s.lanes[i] & ~todo->live;
-    for (; fresh; fresh &= fresh - 1)
-        tw_list_init(&todo->lane[tw_ctz64(fresh)]);
-    tw_slots_take(&h->s, i, todo, TW_LANE_SHIFT);
-}
-
 /* The slots of a level that time passes over from digit c to digit n
  * (c != n, diff = n - c of the level's digits), as bits of level_bits(). */
-TW_INLINE uint64_t window_bits(const struct hier_state *h, tw_time_t c, tw_time_t diff)
+TW_INLINE uint64_t window_bits(tw_time_t c, tw_time_t diff, unsigned bits)
 {
-    uint64_t all = ~UINT64_C(0) >> (64u - h->S);
-    if (diff >= h->S)
+    const unsigned S = 1u << bits;
+    uint64_t all = ~UINT64_C(0) >> (64u - S);
+    if (diff >= S)
         return all;
-    unsigned from = (unsigned)((c + 1) & h->mask), span = (unsigned)diff;
-    if (from + span <= h->S)
+    unsigned from = (unsigned)((c + 1) & (S - 1)), span = (unsigned)diff;
+    if (from + span <= S)
         return bits_upto(span - 1) << from;
-    return ((all << from) & all) | bits_upto(from + span - h->S - 1);
-}
-
-/* Take table slot i: due whole onto out, unless it is `up`, the slot
- * that comes up, whose timers go onto todo to migrate. */
-TW_INLINE void take_slot(struct hier_state *h, size_t i, size_t up, struct tw_ready *out,
-                         struct tw_ready *todo)
-{
-    if (i != up)
-        tw_slots_take(&h->s, i, out, TW_LANE_SHIFT);
-    else
-        take_upper(h, i, todo);
+    return ((all << from) & all) | bits_upto(from + span - S - 1);
 }
 
 /* Every level whose digit changed, the slots passed over taken: with
- * S <= 64 as bits of the level's word, with more slots by a walk of the
- * window in the bitmap.  Let `top` be the highest level whose digit
- * changed.  Every timer of a level below it is due (its deadline has the
- * old digits from `top` up, below the new time's), and so is every timer
- * of a slot of `top` before the new time's digit there: those slots go to
- * the ready lanes whole, timer by timer untouched.  Only the slot of the
- * new digit at `top` (unless top is level 0) holds timers that may not be
- * due yet: it migrates. */
-static TW_NOINLINE void collect_levels(struct tw *tw, struct hier_state *h, tw_time_t now,
-                                       struct tw_ready *out)
+ * S <= 64 as bits of the level's word (bits a constant where the caller
+ * passes one), with more slots by a walk of the window in the bitmap.  Let
+ * `top` be the highest level whose digit changed.  Every timer of a level
+ * below it is due (its deadline has the old digits from `top` up, below
+ * the new time's), and so is every timer of a slot of `top` before the new
+ * time's digit there: those slots go to the ready lanes whole, timer by
+ * timer untouched.  Only the slot of the new digit at `top` (unless top is
+ * level 0) holds timers that may not be due yet: it migrates, last. */
+TW_INLINE void collect_levels(struct tw *tw, struct hier_state *h, tw_time_t now,
+                              struct tw_ready *out, unsigned bits)
 {
-    struct tw_ready todo;
-    todo.live = 0;
+    const tw_time_t mask = ((tw_time_t)1 << bits) - 1;
+    size_t up = SIZE_MAX;
     /* cl, nl: the old and new time's digits from lvl up; the loop stops
      * at the first level whose digits did not change (above the last
-     * level they are 0 and 0). */
+     * level they are 0 and 0).  Digits above lvl equal only at top. */
     tw_time_t cl = tw->now, nl = now;
     for (unsigned lvl = 0; cl != nl; lvl++) {
-        tw_time_t cu = cl >> h->bits, nu = nl >> h->bits;
-        size_t base = (size_t)lvl << h->bits;
-        size_t up = cu == nu && lvl > 0 ? base + (size_t)(nl & h->mask) : SIZE_MAX;
-        if (h->S <= 64) {
-            uint64_t x = level_bits(h, lvl) & window_bits(h, cl, nl - cl);
-            if (up != SIZE_MAX) {
-                uint64_t b = UINT64_C(1) << (nl & h->mask);
-                if (x & b)
-                    take_upper(h, up, &todo);
-                x &= ~b;
+        tw_time_t cu = cl >> bits, nu = nl >> bits;
+        size_t base = (size_t)lvl << bits;
+        if (bits <= 6) {
+            uint64_t x = level_bits(h, lvl, bits) & window_bits(cl, nl - cl, bits);
+            if (cu == nu && lvl > 0) {
+                unsigned d = (unsigned)(nl & mask);
+                if ((x >> d) & 1)
+                    up = base + d;
+                x &= ~(UINT64_C(1) << d);
             }
             for (; x; x &= x - 1)
                 tw_slots_take(&h->s, base + (size_t)tw_ctz64(x), out, TW_LANE_SHIFT);
         } else {
             tw_time_t diff = nl - cl;
             size_t span = diff >= h->S ? h->S : (size_t)diff;
-            size_t from = (size_t)((cl + 1) & h->mask), done = 0, i;
-            while ((i = tw_window_next(h->s.bm, base, h->S, from, span, &done)) != SIZE_MAX)
-                take_slot(h, base + i, up, out, &todo);
+            size_t from = (size_t)((cl + 1) & mask), done = 0, i;
+            size_t d = cu == nu && lvl > 0 ? (size_t)(nl & mask) : SIZE_MAX;
+            while ((i = tw_window_next(h->s.bm, base, h->S, from, span, &done)) != SIZE_MAX) {
+                if (i == d)
+                    up = base + i;
+                else
+                    tw_slots_take(&h->s, base + i, out, TW_LANE_SHIFT);
+            }
         }
         cl = cu;
         nl = nu;
     }
-    if (todo.live)
-        migrate_all(h, &todo, now, out);
-    tw_mincache_expire(&h->min, now);
+    if (up != SIZE_MAX)
+        migrate_slot(h, up, now, out);
 }
 
-/* Collect.  With S <= 64 (the default 64) each level's occupancy is one
- * bitmap word, and an advance that stays within the current level-0
- * period (most, when time moves a few ticks at a time) takes bits (now,
- * new now] of level 0's word and finds the next slot in the same word:
- * no level loop, no horizon search above level 0 unless level 0 is empty
- * past now. */
-TW_INLINE void collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct tw_ready *out)
+/* Collect with B = bits, a constant where the caller passes one.  An
+ * advance that stays within the current level-0 period (most, when time
+ * moves a few ticks at a time) takes bits (now, new now] of level 0's word
+ * and finds the next slot in the same word: no level loop, no horizon
+ * search above level 0 unless level 0 is empty past now. */
+TW_INLINE void collect_bits(struct tw *tw, struct hier_state *h, tw_time_t now,
+                            struct tw_ready *out, unsigned bits)
 {
-    if (h->S <= 64 && ((tw->now ^ now) >> h->bits) == 0) {
-        unsigned d0 = (unsigned)(tw->now & h->mask), d1 = (unsigned)(now & h->mask);
-        uint64_t occ = level_bits(h, 0);
+    if (bits <= 6 && ((tw->now ^ now) >> bits) == 0) {
+        const tw_time_t mask = ((tw_time_t)1 << bits) - 1;
+        unsigned d0 = (unsigned)(tw->now & mask), d1 = (unsigned)(now & mask);
+        uint64_t occ = level_bits(h, 0, bits);
         for (uint64_t due = occ & bits_upto(d1) & ~bits_upto(d0); due; due &= due - 1)
             tw_slots_take(&h->s, (size_t)tw_ctz64(due), out, TW_LANE_SHIFT);
         tw_mincache_expire(&h->min, now);
         uint64_t rest = occ & ~bits_upto(d1);
         if (rest) {
-            tw->horizon = (now & ~(tw_time_t)h->mask) | (tw_time_t)tw_ctz64(rest);
+            tw->horizon = (now & ~mask) | (tw_time_t)tw_ctz64(rest);
             return;
         }
     } else {
-        collect_levels(tw, h, now, out);
+        collect_levels(tw, h, now, out, bits);
+        tw_mincache_expire(&h->min, now);
     }
-    size_t first = first_slot(h, now);
-    tw->horizon = first == SIZE_MAX ? TW_TIME_MAX : slot_tick(h, first, now);
+    size_t first = bits <= 6 ? first_slot_words(h, bits) : first_slot(h, now);
+    tw->horizon = first == SIZE_MAX ? TW_TIME_MAX : slot_tick(first, now, bits);
+}
+
+/* Collect, the default 64 slots compiled apart with their constants. */
+TW_INLINE void collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct tw_ready *out)
+{
+    if (TW_LIKELY(h->bits == 6))
+        collect_bits(tw, h, now, out, 6);
+    else
+        collect_bits(tw, h, now, out, h->bits);
 }
 
 void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct tw_ready *out)
@@ -339,7 +364,7 @@ static int first_known(struct tw *tw, struct hier_state *h, tw_time_t *out, size
     if (i == SIZE_MAX)
         return 0;
     *slot = i;
-    *out = slot_tick(h, i, tw->now);
+    *out = slot_tick(i, tw->now, h->bits);
     return 1;
 }
 
@@ -409,13 +434,22 @@ int tw_hier_check(struct tw *tw, struct hier_state *h, struct tw_checker *c, uin
     }
     if (rc == 0)
         rc = tw_mincache_end(&h->min, &audit, c, "hierarchical");
+    /* No bit at or before now's digit at its level, stale or not:
+     * first_slot() relies on it. */
+    for (size_t j = 0; rc == 0 && j < h->s.n; j++) {
+        unsigned shift = (unsigned)(j >> h->bits) * h->bits;
+        if (tw_bm_test(h->s.bm, j) && (j & h->mask) <= ((tw->now >> shift) & h->mask))
+            rc = tw_fail(c, "hierarchical: slot %zu marked at or before now %llu", j,
+                         (unsigned long long)tw->now);
+    }
     /* The horizon is at or below the tick of every marked slot: the first
      * one's, stale bits included.  (A start lowers it only when a lane's
      * bit was clear: a lane whose bit is set keeps its slot's bit set.) */
     size_t i = first_slot(h, tw->now);
-    if (rc == 0 && i != SIZE_MAX && slot_tick(h, i, tw->now) < horizon)
+    if (rc == 0 && i != SIZE_MAX && slot_tick(i, tw->now, h->bits) < horizon)
         rc = tw_fail(c, "hierarchical: slot %zu comes up at %llu, before the horizon %llu", i,
-                     (unsigned long long)slot_tick(h, i, tw->now), (unsigned long long)horizon);
+                     (unsigned long long)slot_tick(i, tw->now, h->bits),
+                     (unsigned long long)horizon);
     return rc;
 }
 
