@@ -110,6 +110,11 @@ void tw_hier_teardown(struct tw *tw, struct hier_state *h)
     tw_slots_fini(tw, &h->s);
 }
 
+/* From this many pending timers (640 KiB of nodes, beyond a core's L2
+ * cache), the lanes of a slot that comes up are walked interleaved
+ * (migrate_slot()). */
+#define TW_HIER_MANY 16384
+
 /* Bits 0 .. d of a word (d < 64: 2 << 63 wraps to 0, giving all ones). */
 TW_INLINE uint64_t bits_upto(unsigned d) { return (UINT64_C(2) << d) - 1; }
 
@@ -182,26 +187,12 @@ TW_INLINE void migrate_one(struct hier_state *h, struct tw_link *l, unsigned k, 
     }
 }
 
-/* Migrate the timers of upper slot i, which has come up: each fires or is
- * re-placed a level or more down.  Called after every other slot time
- * passed over is taken, so that nothing lands in a slot still to be
- * visited; nothing lands in slot i either (every timer leaves its level).
- * The slot's lanes are walked in place, their heads emptied first: each
- * node's links are rewritten where it goes, and no store reaches the next
- * node, the line a pop would write and the walk waits for.  With several
- * lanes they are walked in turn, several chains of misses at once.  (A
- * node's lane is tw_lane_of() of its address wherever it is placed, so
- * lane k also gives the due timers their ready lane.) */
-static TW_NOINLINE void migrate_slot(struct hier_state *h, size_t i, tw_time_t now,
-                                     struct tw_ready *out)
+/* Walk the lanes `live` of the slot at `head` in place, one after the
+ * other, their heads emptied first, migrating each node. */
+TW_INLINE void migrate_lanes(struct hier_state *h, struct tw_link *head, unsigned live,
+                             tw_time_t now, struct tw_ready *out)
 {
-    struct tw_link *head = &h->s.head[i << TW_LANE_SHIFT];
-    unsigned live = h->s.lanes[i];
-    h->s.lanes[i] = 0;
-    tw_bm_clear(h->s.bm, i);
-    if ((live & (live - 1)) == 0) { /* one lane (or a bit left over none) */
-        if (live == 0)
-            return;
+    for (; live; live &= live - 1) {
         unsigned k = (unsigned)tw_ctz64(live);
         struct tw_link *end = &head[k], *l = end->next;
         tw_list_init(end);
@@ -210,8 +201,15 @@ static TW_NOINLINE void migrate_slot(struct hier_state *h, size_t i, tw_time_t n
             migrate_one(h, l, k, now, out);
             l = next;
         }
-        return;
     }
+}
+
+/* migrate_slot() with several lanes of many timers: the lanes are walked
+ * in turn, a node of each, so that several chains of misses are in flight
+ * at once. */
+static TW_NOINLINE void migrate_interleaved(struct hier_state *h, struct tw_link *head,
+                                            unsigned live, tw_time_t now, struct tw_ready *out)
+{
     struct tw_link *at[TW_LANES];
     for (unsigned m = live; m; m &= m - 1) {
         unsigned k = (unsigned)tw_ctz64(m);
@@ -231,6 +229,30 @@ static TW_NOINLINE void migrate_slot(struct hier_state *h, size_t i, tw_time_t n
             migrate_one(h, l, k, now, out);
         }
     }
+}
+
+/* Migrate the timers of upper slot i, which has come up: each fires or is
+ * re-placed a level or more down.  Called after every other slot time
+ * passed over is taken, so that nothing lands in a slot still to be
+ * visited; nothing lands in slot i either (every timer leaves its level).
+ * The slot's lanes are walked in place, their heads emptied first: each
+ * node's links are rewritten where it goes, and no store reaches the next
+ * node, the line a pop would write and the walk waits for.  (A node's lane
+ * is tw_lane_of() of its address wherever it is placed, so lane k also
+ * gives the due timers their ready lane.)  With several lanes and more
+ * pending timers than a cache keeps (`many`), the lanes are walked
+ * interleaved; else one after the other, the fewer instructions. */
+TW_INLINE void migrate_slot(struct hier_state *h, size_t i, tw_time_t now, struct tw_ready *out,
+                            bool many)
+{
+    struct tw_link *head = &h->s.head[i << TW_LANE_SHIFT];
+    unsigned live = h->s.lanes[i];
+    h->s.lanes[i] = 0;
+    tw_bm_clear(h->s.bm, i);
+    if (TW_UNLIKELY(many && (live & (live - 1)) != 0))
+        migrate_interleaved(h, head, live, now, out);
+    else
+        migrate_lanes(h, head, live, now, out);
 }
 
 /* The slots of a level that time passes over from digit c to digit n
@@ -294,7 +316,7 @@ TW_INLINE void collect_levels(struct tw *tw, struct hier_state *h, tw_time_t now
         nl = nu;
     }
     if (up != SIZE_MAX)
-        migrate_slot(h, up, now, out);
+        migrate_slot(h, up, now, out, tw->count >= TW_HIER_MANY);
 }
 
 /* Collect with B = bits, a constant where the caller passes one.  An
@@ -479,9 +501,12 @@ static void hier_remove(struct tw *tw, struct tw_timer *t) { tw_hier_remove(HIER
 
 /* The body inline: an advance that fires one timer makes no more calls
  * than it must. */
+static void hier_floors(const struct tw *tw, tw_time_t now, tw_time_t *start, tw_time_t *stop);
+
 static void hier_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
 {
     collect(tw, HIER(tw), now, out);
+    hier_floors(tw, now, &tw->start_floor, &tw->stop_floor);
 }
 
 static int hier_next(struct tw *tw, tw_time_t *out) { return tw_hier_next(tw, HIER(tw), out); }
@@ -519,10 +544,10 @@ static int hier_check(struct tw *tw, struct tw_checker *c)
  * with this file's insert and remove in place.
  */
 
-static void hier_floors(const struct tw *tw, tw_time_t *start, tw_time_t *stop)
+static void hier_floors(const struct tw *tw, tw_time_t now, tw_time_t *start, tw_time_t *stop)
 {
     tw_time_t m = TW_STATE(tw, const struct hier_state)->min.max;
-    *start = *stop = m > tw->now ? m : tw->now;
+    *start = *stop = m > now ? m : now;
 }
 
 #define HIER_HOOKS ((struct tw_hooks){NULL, hier_insert, hier_remove, hier_floors, false})
