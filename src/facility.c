@@ -127,10 +127,10 @@ static int ops_reserve(struct tw *tw, tw_time_t deadline)
 static void ops_insert(struct tw *tw, struct tw_timer *t) { tw->insert(tw, t); }
 static void ops_remove(struct tw *tw, struct tw_timer *t) { tw->remove(tw, t); }
 
-static void ops_floors(const struct tw *tw, tw_time_t *start, tw_time_t *stop)
+static void ops_floors(const struct tw *tw, tw_time_t now, tw_time_t *start, tw_time_t *stop)
 {
     if (tw->floors)
-        tw->floors(tw, start, stop);
+        tw->floors(tw, now, start, stop);
 }
 
 /* keeps_late is read from the facility: the one hook that is no call. */
@@ -340,6 +340,18 @@ int tw_ttl_hint(struct tw *tw, tw_time_t ttl, enum tw_ttl_hint hint)
 
 /* -------------------------------------------------------------- expiry */
 
+/* An advance to now that calls no collect leaves the scheme's caches as
+ * they were: a floor that now passes becomes now (scheme.h, ops->floors),
+ * without asking the scheme. */
+TW_INLINE void floors_pass(struct tw *tw, tw_time_t now)
+{
+    if (TW_UNLIKELY(now > tw->stop_floor)) {
+        if (tw->start_floor == tw->stop_floor)
+            tw->start_floor = now;
+        tw->stop_floor = now;
+    }
+}
+
 /* Gather everything due at `now` onto tw->ready and move the clock there.
  * The ready lanes live in the facility, not on the stack, so that
  * tw_check(), tw_next_expiry() and tw_count() see them from a callback. */
@@ -352,11 +364,15 @@ TW_INLINE int gather(struct tw *tw, tw_time_t now)
     if (TW_UNLIKELY(now < tw->now))
         return TW_ETIME;
     tw_list_splice_tail(&tw->due_now, &tw->due);
-    /* The horizon makes an advance with nothing to do cost a compare. */
+    /* The horizon makes an advance with nothing to do cost a compare.  A
+     * collect sets the floors for the new time (scheme.h); without one,
+     * the caches are as they were and a floor that now passes becomes
+     * now. */
     if (now >= tw->horizon)
         tw->ops->collect(tw, now, &tw->ready);
+    else
+        floors_pass(tw, now);
     tw->now = now;
-    floor_sync(tw);
     return 0;
 }
 
@@ -374,10 +390,26 @@ TW_INLINE struct tw_link *ready_next(struct tw *tw, unsigned *j, unsigned *live)
     return tw_ready_pop(&tw->ready, j, live);
 }
 
-/* An advance with work to do: gather, then run the callbacks.  Out of line,
- * so that tw_advance()'s fast path below is a leaf that saves no register
- * (the loop here needs several): an advance with nothing due, most of them
- * when time moves a tick at a time, then costs a dozen instructions. */
+/* Run a timer taken off the lists of an advance: idle, then its
+ * callback. */
+TW_INLINE void fire(struct tw *tw, struct tw_link *l)
+{
+    struct tw_timer *t = tw_of(l);
+    t->tw_flags = TW_MAGIC;
+    t->tw_owner = 0;
+    tw->count--;
+    if (t->tw_fn)
+        t->tw_fn(tw, t);
+}
+
+/* An advance with work to do: gather, then run the callbacks: the timers
+ * started already due first, in start order (a callback's starts go to
+ * tw->due, for the next advance: due_now only shrinks while they run),
+ * then the ready lanes, a single one popped straight.  Out of line, so
+ * that tw_advance()'s fast path below is a leaf that saves no register
+ * (the loops here need several): an advance with nothing due, most of
+ * them when time moves a tick at a time, then costs a dozen
+ * instructions. */
 static TW_NOINLINE int64_t advance_slow(struct tw *tw, tw_time_t now)
 {
     int rc = gather(tw, now);
@@ -387,14 +419,24 @@ static TW_NOINLINE int64_t advance_slow(struct tw *tw, tw_time_t now)
     unsigned j = 0, live = tw_ready_take_live(&tw->ready);
     struct tw_link *l;
     tw->busy = 1;
-    while ((l = ready_next(tw, &j, &live)) != NULL) {
-        struct tw_timer *t = tw_of(l);
-        t->tw_flags = TW_MAGIC;
-        t->tw_owner = 0;
-        tw->count--;
+    while (TW_UNLIKELY(!tw_list_empty(&tw->due_now))) {
+        l = tw->due_now.next;
+        tw_list_del(l);
         fired++;
-        if (t->tw_fn)
-            t->tw_fn(tw, t);
+        fire(tw, l);
+    }
+    if ((live & (live - 1)) == 0) { /* one lane, or none: no turn to take */
+        struct tw_link *h = &tw->ready.lane[live ? tw_ctz64(live) : 0];
+        while ((l = h->next) != h) {
+            tw_list_del(l);
+            fired++;
+            fire(tw, l);
+        }
+    } else {
+        while ((l = tw_ready_pop(&tw->ready, &j, &live)) != NULL) {
+            fired++;
+            fire(tw, l);
+        }
     }
     tw->busy = 0;
     return fired;
@@ -406,13 +448,7 @@ int64_t tw_advance(struct tw *tw, tw_time_t now)
     if (TW_LIKELY(tw != NULL && !tw->busy && now >= tw->now && now < tw->horizon &&
                   tw_list_empty(&tw->due))) {
         tw->now = now;
-        /* The caches are as they were: a floor that now passes becomes
-         * now (scheme.h, ops->floors), without asking the scheme. */
-        if (TW_UNLIKELY(now > tw->stop_floor)) {
-            if (tw->start_floor == tw->stop_floor)
-                tw->start_floor = now;
-            tw->stop_floor = now;
-        }
+        floors_pass(tw, now);
         return 0;
     }
     return advance_slow(tw, now);
@@ -535,7 +571,7 @@ int tw_check(struct tw *tw, char *msg, size_t len)
     if (rc == 0) {
         tw_time_t start = TW_TIME_MAX, stop = TW_TIME_MAX;
         if (tw->floors)
-            tw->floors(tw, &start, &stop);
+            tw->floors(tw, tw->now, &start, &stop);
         if (start != tw->start_floor || stop != tw->stop_floor)
             rc = tw_fail(&c, "the leaves' floors are %llu and %llu, should be %llu and %llu",
                          (unsigned long long)tw->start_floor,

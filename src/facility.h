@@ -39,7 +39,7 @@ struct tw {
     struct tw_link due;         /* pending, deadline <= now, not yet run */
     uint32_t busy;              /* inside advance: callbacks running */
     uint32_t id;                /* owner tag stored in pending nodes */
-    void (*floors)(const struct tw *tw, tw_time_t *start, tw_time_t *stop);
+    void (*floors)(const struct tw *tw, tw_time_t now, tw_time_t *start, tw_time_t *stop);
     tw_time_t max_interval;     /* TW_TIME_MAX but for wheel */
     const struct tw_ops *ops;
     enum tw_scheme scheme;
