@@ -352,10 +352,8 @@ TW_INLINE void floors_pass(struct tw *tw, tw_time_t now)
     }
 }
 
-/* Gather everything due at `now` onto tw->ready and move the clock there.
- * The ready lanes live in the facility, not on the stack, so that
- * tw_check(), tw_next_expiry() and tw_count() see them from a callback. */
-TW_INLINE int gather(struct tw *tw, tw_time_t now)
+/* The errors of an advance or a collect to now: 0 or the error. */
+TW_INLINE int advance_check(const struct tw *tw, tw_time_t now)
 {
     if (TW_UNLIKELY(tw == NULL))
         return TW_EINVAL;
@@ -363,6 +361,15 @@ TW_INLINE int gather(struct tw *tw, tw_time_t now)
         return TW_EBUSY;
     if (TW_UNLIKELY(now < tw->now))
         return TW_ETIME;
+    return 0;
+}
+
+/* Gather everything due at `now` onto tw->ready and move the clock there,
+ * the arguments checked.  The ready lanes live in the facility, not on
+ * the stack, so that tw_check(), tw_next_expiry() and tw_count() see them
+ * from a callback. */
+TW_INLINE void gather(struct tw *tw, tw_time_t now)
+{
     tw_list_splice_tail(&tw->due_now, &tw->due);
     /* The horizon makes an advance with nothing to do cost a compare.  A
      * collect sets the floors for the new time (scheme.h); without one,
@@ -373,7 +380,6 @@ TW_INLINE int gather(struct tw *tw, tw_time_t now)
     else
         floors_pass(tw, now);
     tw->now = now;
-    return 0;
 }
 
 /* The next timer an advance runs or queues: the timers started already
@@ -410,11 +416,9 @@ TW_INLINE void fire(struct tw *tw, struct tw_link *l)
  * (the loops here need several): an advance with nothing due, most of
  * them when time moves a tick at a time, then costs a dozen
  * instructions. */
-static TW_NOINLINE int64_t advance_slow(struct tw *tw, tw_time_t now)
+static TW_NOINLINE int64_t advance_slow(struct tw *tw, tw_time_t now) /* checked */
 {
-    int rc = gather(tw, now);
-    if (TW_UNLIKELY(rc))
-        return rc;
+    gather(tw, now);
     int64_t fired = 0;
     unsigned j = 0, live = tw_ready_take_live(&tw->ready);
     struct tw_link *l;
@@ -444,9 +448,11 @@ static TW_NOINLINE int64_t advance_slow(struct tw *tw, tw_time_t now)
 
 int64_t tw_advance(struct tw *tw, tw_time_t now)
 {
+    int rc = advance_check(tw, now);
+    if (TW_UNLIKELY(rc))
+        return rc;
     /* Fast path: nothing due and no slot to visit before the horizon. */
-    if (TW_LIKELY(tw != NULL && !tw->busy && now >= tw->now && now < tw->horizon &&
-                  tw_list_empty(&tw->due))) {
+    if (TW_LIKELY(now < tw->horizon && tw_list_empty(&tw->due))) {
         tw->now = now;
         floors_pass(tw, now);
         return 0;
@@ -456,9 +462,10 @@ int64_t tw_advance(struct tw *tw, tw_time_t now)
 
 int64_t tw_collect(struct tw *tw, tw_time_t now)
 {
-    int rc = gather(tw, now);
+    int rc = advance_check(tw, now);
     if (TW_UNLIKELY(rc))
         return rc;
+    gather(tw, now);
     int64_t n = 0;
     unsigned j = 0, live = tw_ready_take_live(&tw->ready);
     struct tw_link *l;
