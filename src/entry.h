@@ -31,7 +31,7 @@ struct tw_hooks {
     void (*insert)(struct tw *tw, struct tw_timer *t);
     void (*remove)(struct tw *tw, struct tw_timer *t);
     /* ops->floors, or NULL: floors that never move */
-    void (*floors)(const struct tw *tw, tw_time_t now, tw_time_t *start, tw_time_t *stop);
+    void (*floors)(const struct tw *tw, tw_time_t *start, tw_time_t *stop);
     /* ops->keeps_late */
     bool keeps_late;
 };
@@ -44,7 +44,7 @@ struct tw_hooks {
 TW_INLINE void tw_floors_sync(struct tw *tw, const struct tw_hooks h)
 {
     if (h.floors)
-        h.floors(tw, tw->now, &tw->start_floor, &tw->stop_floor);
+        h.floors(tw, &tw->start_floor, &tw->stop_floor);
 }
 
 /* Argument checks shared by start and stop: 0 or an error. */

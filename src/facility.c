@@ -127,10 +127,10 @@ static int ops_reserve(struct tw *tw, tw_time_t deadline)
 static void ops_insert(struct tw *tw, struct tw_timer *t) { tw->insert(tw, t); }
 static void ops_remove(struct tw *tw, struct tw_timer *t) { tw->remove(tw, t); }
 
-static void ops_floors(const struct tw *tw, tw_time_t now, tw_time_t *start, tw_time_t *stop)
+static void ops_floors(const struct tw *tw, tw_time_t *start, tw_time_t *stop)
 {
     if (tw->floors)
-        tw->floors(tw, now, start, stop);
+        tw->floors(tw, start, stop);
 }
 
 /* keeps_late is read from the facility: the one hook that is no call. */
@@ -578,7 +578,7 @@ int tw_check(struct tw *tw, char *msg, size_t len)
     if (rc == 0) {
         tw_time_t start = TW_TIME_MAX, stop = TW_TIME_MAX;
         if (tw->floors)
-            tw->floors(tw, tw->now, &start, &stop);
+            tw->floors(tw, &start, &stop);
         if (start != tw->start_floor || stop != tw->stop_floor)
             rc = tw_fail(&c, "the leaves' floors are %llu and %llu, should be %llu and %llu",
                          (unsigned long long)tw->start_floor,

@@ -17,8 +17,9 @@ struct tw {
      * tw_stop() jump to; one cache line when the allocator aligns to 64. */
     tw_time_t now;              /* the last now given to advance */
     size_t count;               /* pending timers, wherever they are */
-    /* The floors of a scheme's leaves, kept by its ops->floors() after
-     * every path that moves the time or the scheme's cache (TW_TIME_MAX,
+    /* The floors of a scheme's leaves, kept by its ops->floors() (or its
+     * collect) after every path that moves the time or the scheme's
+     * cache (TW_TIME_MAX,
      * no leaf, unless the scheme's init or floors() says otherwise).  A
      * deadline above start_floor is one the start leaf links and nothing
      * else; a node pending here (word_mine) with its deadline above
@@ -39,7 +40,7 @@ struct tw {
     struct tw_link due;         /* pending, deadline <= now, not yet run */
     uint32_t busy;              /* inside advance: callbacks running */
     uint32_t id;                /* owner tag stored in pending nodes */
-    void (*floors)(const struct tw *tw, tw_time_t now, tw_time_t *start, tw_time_t *stop);
+    void (*floors)(const struct tw *tw, tw_time_t *start, tw_time_t *stop);
     tw_time_t max_interval;     /* TW_TIME_MAX but for wheel */
     const struct tw_ops *ops;
     enum tw_scheme scheme;

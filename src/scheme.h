@@ -79,8 +79,8 @@ struct tw_ops {
      * tw->horizon: the core skips collect while now < horizon, so it must
      * be no later than the first tick at which collect would find work
      * (a timer due, or a slot to migrate); insert lowers it likewise.
-     * A scheme with floors sets them too, as floors() gives them at time
-     * now: the core calls neither after a collect. */
+     * A scheme with floors also sets tw->now to now and then its floors
+     * (floors()): the core does not call floors() after a collect. */
     void (*collect)(struct tw *tw, tw_time_t now, struct tw_ready *out);
     /* Earliest deadline held: 1 and *out, or 0 when empty.  May update
      * caches, never moves timers. */
@@ -96,13 +96,13 @@ struct tw_ops {
      * other argument unchecked. */
     int (*start)(struct tw *tw, struct tw_timer *t, tw_time_t interval);
     int (*stop)(struct tw *tw, struct tw_timer *t);
-    /* The floors of the scheme's leaves as its state makes them at time
-     * now (struct tw), or NULL for none (both TW_TIME_MAX).  Each floor
+    /* The floors of the scheme's leaves as its state and tw->now make
+     * them (struct tw), or NULL for none (both TW_TIME_MAX).  Each floor
      * is TW_TIME_MAX or max(now, b) for a bound b of the scheme's state,
      * and start is TW_TIME_MAX or equal to stop: so a floor that an
      * advance with nothing to collect passes becomes the new now, which
      * tw_advance() sets without calling this. */
-    void (*floors)(const struct tw *tw, tw_time_t now, tw_time_t *start, tw_time_t *stop);
+    void (*floors)(const struct tw *tw, tw_time_t *start, tw_time_t *stop);
     /* tw_ttl_hint(), for the schemes that group timers by TTL (NULL:
      * TW_EINVAL). */
     int (*hint)(struct tw *tw, tw_time_t ttl, int hint);

@@ -501,12 +501,13 @@ static void hier_remove(struct tw *tw, struct tw_timer *t) { tw_hier_remove(HIER
 
 /* The body inline: an advance that fires one timer makes no more calls
  * than it must. */
-static void hier_floors(const struct tw *tw, tw_time_t now, tw_time_t *start, tw_time_t *stop);
+static void hier_floors(const struct tw *tw, tw_time_t *start, tw_time_t *stop);
 
 static void hier_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
 {
     collect(tw, HIER(tw), now, out);
-    hier_floors(tw, now, &tw->start_floor, &tw->stop_floor);
+    tw->now = now; /* for floors() */
+    hier_floors(tw, &tw->start_floor, &tw->stop_floor);
 }
 
 static int hier_next(struct tw *tw, tw_time_t *out) { return tw_hier_next(tw, HIER(tw), out); }
@@ -544,10 +545,10 @@ static int hier_check(struct tw *tw, struct tw_checker *c)
  * with this file's insert and remove in place.
  */
 
-static void hier_floors(const struct tw *tw, tw_time_t now, tw_time_t *start, tw_time_t *stop)
+static void hier_floors(const struct tw *tw, tw_time_t *start, tw_time_t *stop)
 {
     tw_time_t m = TW_STATE(tw, const struct hier_state)->min.max;
-    *start = *stop = m > now ? m : now;
+    *start = *stop = m > tw->now ? m : tw->now;
 }
 
 #define HIER_HOOKS ((struct tw_hooks){NULL, hier_insert, hier_remove, hier_floors, false})

@@ -173,7 +173,7 @@ static void coarse_remove(struct tw *tw, struct tw_timer *t)
 
 static tw_time_t first_slot_tick(const struct coarse_state *h, tw_time_t c, bool *any);
 
-static void coarse_floors(const struct tw *tw, tw_time_t now, tw_time_t *start, tw_time_t *stop);
+static void coarse_floors(const struct tw *tw, tw_time_t *start, tw_time_t *stop);
 
 static void coarse_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
 {
@@ -194,7 +194,8 @@ static void coarse_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
     }
     bool any;
     tw->horizon = first_slot_tick(h, now, &any);
-    coarse_floors(tw, now, &tw->start_floor, &tw->stop_floor);
+    tw->now = now; /* for floors() */
+    coarse_floors(tw, &tw->start_floor, &tw->stop_floor);
 }
 
 /* The tick at which the first occupied slot expires, against time c, or
@@ -300,11 +301,10 @@ static tw_time_t coarse_latest_fire(const struct tw_config *cfg, tw_time_t start
 /* The floors: no start floor (the start leaf below tests its own case); a
  * node pending here with its deadline after now is in a slot's lane, and
  * its stop is one unlink (a lane it empties keeps its bits: slots.h). */
-static void coarse_floors(const struct tw *tw, tw_time_t now, tw_time_t *start, tw_time_t *stop)
+static void coarse_floors(const struct tw *tw, tw_time_t *start, tw_time_t *stop)
 {
-    (void)tw;
     *start = TW_TIME_MAX;
-    *stop = now;
+    *stop = tw->now;
 }
 
 #define COARSE_HOOKS \

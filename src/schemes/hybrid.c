@@ -171,7 +171,7 @@ static void hybrid_remove(struct tw *tw, struct tw_timer *t)
         tw_hier_remove(&H->wheel, t);
 }
 
-static void hybrid_floors(const struct tw *tw, tw_time_t now, tw_time_t *start, tw_time_t *stop);
+static void hybrid_floors(const struct tw *tw, tw_time_t *start, tw_time_t *stop);
 
 static void hybrid_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
 {
@@ -187,7 +187,8 @@ static void hybrid_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
         H->lawn_horizon = tw->horizon;
     }
     tw->horizon = H->wheel_horizon < H->lawn_horizon ? H->wheel_horizon : H->lawn_horizon;
-    hybrid_floors(tw, now, &tw->start_floor, &tw->stop_floor);
+    tw->now = now; /* for floors() */
+    hybrid_floors(tw, &tw->start_floor, &tw->stop_floor);
 }
 
 /* The earlier of the parts' answers: the wheel's next expiry, or with
@@ -234,11 +235,11 @@ static int hybrid_hint(struct tw *tw, tw_time_t ttl, int hint)
  * floor for a node in the wheel (word_mine), max(now, the wheel's cache's
  * last entry) as in the exact wheel; a node in a queue (word_queued) has
  * now for its floor, which the stop leaf reads itself. */
-static void hybrid_floors(const struct tw *tw, tw_time_t now, tw_time_t *start, tw_time_t *stop)
+static void hybrid_floors(const struct tw *tw, tw_time_t *start, tw_time_t *stop)
 {
     tw_time_t m = TW_STATE(tw, const struct hybrid_state)->wheel.min.max;
     *start = TW_TIME_MAX;
-    *stop = m > now ? m : now;
+    *stop = m > tw->now ? m : tw->now;
 }
 
 #define HYBRID_HOOKS \

@@ -494,12 +494,13 @@ static void lawn_insert(struct tw *tw, struct tw_timer *t)
 
 static void lawn_remove(struct tw *tw, struct tw_timer *t) { tw_lawn_remove(tw, LAWN(tw), t); }
 
-static void lawn_floors(const struct tw *tw, tw_time_t now, tw_time_t *start, tw_time_t *stop);
+static void lawn_floors(const struct tw *tw, tw_time_t *start, tw_time_t *stop);
 
 static void lawn_collect(struct tw *tw, tw_time_t now, struct tw_ready *out)
 {
     tw_lawn_collect(tw, LAWN(tw), now, out);
-    lawn_floors(tw, now, &tw->start_floor, &tw->stop_floor);
+    tw->now = now; /* for floors() */
+    lawn_floors(tw, &tw->start_floor, &tw->stop_floor);
 }
 
 static int lawn_next(struct tw *tw, tw_time_t *out) { return tw_lawn_next(tw, LAWN(tw), out); }
@@ -521,11 +522,10 @@ static int lawn_hint(struct tw *tw, tw_time_t ttl, int hint)
 /* The floors: no start floor (the start leaf below tests its own case);
  * a node pending here with its deadline after now is in a queue, and its
  * stop is one unlink when it is not its queue's only timer. */
-static void lawn_floors(const struct tw *tw, tw_time_t now, tw_time_t *start, tw_time_t *stop)
+static void lawn_floors(const struct tw *tw, tw_time_t *start, tw_time_t *stop)
 {
-    (void)tw;
     *start = TW_TIME_MAX;
-    *stop = now;
+    *stop = tw->now;
 }
 
 #define LAWN_HOOKS ((struct tw_hooks){lawn_reserve, lawn_insert, lawn_remove, lawn_floors, false})
