@@ -347,13 +347,21 @@ TW_INLINE void collect_bits(struct tw *tw, struct hier_state *h, tw_time_t now,
     tw->horizon = first == SIZE_MAX ? TW_TIME_MAX : slot_tick(first, now, bits);
 }
 
+/* Collect with any other number of slots: out of line, so that the
+ * default's code is not spread around it. */
+static TW_NOINLINE void collect_any(struct tw *tw, struct hier_state *h, tw_time_t now,
+                                    struct tw_ready *out)
+{
+    collect_bits(tw, h, now, out, h->bits);
+}
+
 /* Collect, the default 64 slots compiled apart with their constants. */
 TW_INLINE void collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct tw_ready *out)
 {
     if (TW_LIKELY(h->bits == 6))
         collect_bits(tw, h, now, out, 6);
     else
-        collect_bits(tw, h, now, out, h->bits);
+        collect_any(tw, h, now, out);
 }
 
 void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct tw_ready *out)
