@@ -38,8 +38,8 @@
  * Each scheme's costs, callback order and limits are in docs/schemes/.
  *
  * Sections: version, errors, types, configuration, facility, timers,
- * expiry, introspection, the clock layer, periodic timers, and the BSD
- * callout interface.
+ * expiry, introspection, the clock layer, periodic timers, the BSD
+ * callout interface, and the timer service (many threads).
  */
 #ifndef TWHEEL_H
 #define TWHEEL_H
@@ -84,7 +84,10 @@ TW_EXTERN unsigned tw_version_hex(void);
     X(ENOTINIT, -6, "timer was never initialised with tw_timer_init()")                  \
     X(ETIME,    -7, "time would go backwards")                                           \
     X(ECONFIG,  -8, "invalid configuration")                                             \
-    X(ECORRUPT, -9, "internal invariant violated")
+    X(ECORRUPT, -9, "internal invariant violated")                                      \
+    X(ESHUTDOWN, -10, "the timer service is shut down")                                 \
+    X(EDEADLK,  -11, "would wait for the calling callback itself")                      \
+    X(EAGAIN,   -12, "a thread could not be created")
 
 enum tw_error {
 #define TW_ERR_ENUM_(name, value, msg) TW_##name = (value),
@@ -710,6 +713,163 @@ TW_EXTERN size_t tw_callouts_memory(const struct tw_callouts *co);
  * TW_ECORRUPT and a description in msg (if msg is not NULL and len > 0),
  * or TW_EINVAL for NULL co.  Does not check the facility: tw_check(). */
 TW_EXTERN int tw_callouts_check(struct tw_callouts *co, char *msg, size_t len);
+
+/* ------------------------------------------------------------ timer service */
+
+/*
+ * A timer service: timers that any thread may start, restart and stop, run
+ * in real time by the service's own threads.  The facilities above are
+ * single-threaded; a service owns `shards` of them (default 1), each with
+ * a worker thread that sleeps until its next deadline and runs the
+ * callbacks that come due, one at a time.  A timer belongs to one shard,
+ * chosen by its address; every operation on it takes that shard's lock for
+ * O(1) work (a start or stop of the scheme), never a lock of the whole
+ * service.  A start whose deadline is before the time the shard sleeps
+ * until wakes the shard; nothing else does, and an idle service makes no
+ * periodic wake-ups (docs/service.md).
+ *
+ *     struct conn { struct tw_stimer idle; ... };
+ *     static void on_idle(struct tw_service *s, struct tw_stimer *t)
+ *     {
+ *         struct conn *c = tw_container_of(t, struct conn, idle);
+ *         ... runs in a worker thread ...
+ *     }
+ *
+ *     tw_service_config_init(&cfg);
+ *     cfg.shards = 2;
+ *     tw_service_create(&svc, &cfg);
+ *     tw_stimer_init(&c->idle, on_idle);
+ *     tw_service_start(svc, &c->idle, TW_SEC(30), NULL);     any thread
+ *     tw_service_stop_sync(svc, &c->idle, 0);                 then free c
+ *     tw_service_shutdown(svc, TW_SHUTDOWN_CANCEL);
+ *     tw_service_destroy(svc);
+ *
+ * Stop semantics.  tw_service_stop() returns 1 when it prevented the
+ * callback (the timer was pending), 0 when it did not: the timer was idle,
+ * has fired, or its callback is running now.  tw_service_stop_sync() does
+ * the same and then waits until no callback of the timer is running (the
+ * kernel's del_timer_sync()): when it returns the timer is idle and its
+ * callback is not running, so its memory may be freed, unless another
+ * thread started it again meanwhile.  Called from the timer's own callback
+ * it would wait for itself: it returns TW_EDEADLK and changes nothing.
+ * Like del_timer_sync(), it must not be called while holding a lock that
+ * the timer's callback takes, and two callbacks on different shards must
+ * not stop_sync each other.
+ *
+ * Generations.  Every successful start gives the timer a new generation
+ * (*gen, never 0).  A stop given a generation acts only if the timer's is
+ * still that one: a stop carrying the generation of an earlier start,
+ * from a thread that has not seen a later one, returns 0 and cancels
+ * nothing.  0 stops whatever generation is current.
+ *
+ * Callbacks run in the shard's worker thread with no lock held.  They may
+ * start, restart and stop any timer, their own included (a restart from
+ * the callback arms the timer again: it is pending and the callback is
+ * running, both at once), and use tw_service_stop_sync() on timers of
+ * other shards.  A callback that blocks delays every timer of its shard.
+ */
+
+struct tw_service;   /* opaque */
+struct tw_stimer;
+
+/* A service timer's callback, run in a worker thread. */
+typedef void tw_stimer_fn(struct tw_service *svc, struct tw_stimer *timer);
+
+/* A service timer, 64 bytes on LP64: embed it, initialise it once with
+ * tw_stimer_init().  Every field is private and changes under the lock of
+ * its shard. */
+struct tw_stimer {
+    struct tw_timer tw_node;    /* in its shard's facility */
+    tw_stimer_fn *tw_sfn;
+    uint64_t tw_gen;            /* the generation of the last start */
+    uint32_t tw_smagic;         /* set by tw_stimer_init() */
+    uint32_t tw_sowner;         /* the service's id while pending or running */
+};
+
+#define TW_SERVICE_MAX_SHARDS 64
+
+struct tw_service_config {
+    /* Each shard's facility, as tw_create() takes it (tw_config_init()'s
+     * defaults: the hierarchical wheel); its `start` is ignored, the
+     * service sets it from the clock. */
+    struct tw_config facility;
+    uint64_t tick_ns;           /* real time per tick, TW_TICK_NS_MIN..MAX */
+    uint32_t shards;            /* worker threads, 1..TW_SERVICE_MAX_SHARDS */
+};
+
+/* The defaults: the hierarchical wheel, 1 ms ticks, one shard.  Returns 0
+ * or TW_EINVAL (NULL). */
+TW_EXTERN int tw_service_config_init(struct tw_service_config *cfg);
+
+/* Create a service and start its threads (CLOCK_MONOTONIC).  Returns 0 and
+ * stores it in *out, or TW_EINVAL (NULL out), TW_ECONFIG (a facility
+ * configuration tw_config_check() refuses, a tick or shard count out of
+ * range; cfg NULL is the defaults), TW_ENOMEM, or TW_EAGAIN (a thread
+ * could not be created); on error nothing is left behind. */
+TW_EXTERN int tw_service_create(struct tw_service **out, const struct tw_service_config *cfg);
+
+/* How tw_service_shutdown() ends the pending timers. */
+enum tw_shutdown {
+    TW_SHUTDOWN_CANCEL = 0, /* every pending timer is stopped, none runs */
+    TW_SHUTDOWN_DRAIN = 1   /* every pending timer fires at its deadline */
+};
+
+/* Stop the service: from now on every start fails with TW_ESHUTDOWN
+ * (restarts from callbacks too).  CANCEL stops every pending timer (each
+ * becomes idle, as after tw_service_stop()); DRAIN waits until every
+ * pending timer has fired at its deadline.  Then it joins the threads:
+ * when it returns, no callback is running and none will run, and every
+ * timer of the service is idle.  Returns 0, TW_EINVAL (NULL),
+ * TW_ESHUTDOWN (already shut down), or TW_EDEADLK when called from one of
+ * the service's callbacks (nothing changes). */
+TW_EXTERN int tw_service_shutdown(struct tw_service *svc, enum tw_shutdown how);
+
+/* Shut the service down if it is not (CANCEL), and free it.  Not from a
+ * callback (TW_EDEADLK).  Returns 0 or TW_EINVAL (NULL). */
+TW_EXTERN int tw_service_destroy(struct tw_service *svc);
+
+/* Initialise a service timer, idle, with its callback (a start of a
+ * timer whose callback is NULL is TW_EINVAL).  Never on a timer that is
+ * pending or running. */
+TW_EXTERN void tw_stimer_init(struct tw_stimer *t, tw_stimer_fn *fn);
+
+/* Start `t` to fire `ns` nanoseconds from now (rounded up to the next
+ * tick: never early), from any thread; a pending timer is re-armed.  The
+ * new generation goes to *gen (gen may be NULL).  Returns 0, or TW_EINVAL
+ * (NULL svc or t), TW_ENOTINIT (t never initialised), TW_EOWNER (t is
+ * pending or running on another service), TW_ERANGE (beyond the scheme's
+ * range), TW_ENOMEM (a scheme that grows), TW_ESHUTDOWN; on error t is as
+ * it was. */
+TW_EXTERN int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint64_t ns,
+                               uint64_t *gen);
+
+/* Stop `t`, from any thread: 1 if it was pending (its callback will not
+ * run for that start), 0 if not (idle, fired, running now, or gen is not
+ * 0 and not its current generation), or TW_EINVAL, TW_ENOTINIT or
+ * TW_EOWNER.  After tw_service_shutdown() every timer is idle: 0. */
+TW_EXTERN int tw_service_stop(struct tw_service *svc, struct tw_stimer *t, uint64_t gen);
+
+/* tw_service_stop(), then wait until no callback of `t` is running (see
+ * "Stop semantics" above), stopping it again if that callback re-armed
+ * it (with gen not 0: unless the re-arming is a later generation).  With
+ * gen stale, 0 at once, no wait.  The same returns as tw_service_stop(),
+ * and TW_EDEADLK from t's own callback (nothing changes).  t must stay
+ * valid until it returns: a callback that frees its own timer must be the
+ * only code that stops it. */
+TW_EXTERN int tw_service_stop_sync(struct tw_service *svc, struct tw_stimer *t, uint64_t gen);
+
+/* Timers pending on the service, all shards (a sum over locked shards: a
+ * snapshot, exact when no thread starts or stops). */
+TW_EXTERN size_t tw_service_count(struct tw_service *svc);
+
+/* The service's figures since creation. */
+struct tw_service_stats {
+    uint64_t wakeups;           /* a worker woke up (deadline, start, shutdown) */
+    uint64_t fired;             /* callbacks run */
+    uint64_t wakes_sent;        /* starts that woke a sleeping worker */
+};
+/* Fill *st (summed over the shards).  Returns 0 or TW_EINVAL. */
+TW_EXTERN int tw_service_stats(struct tw_service *svc, struct tw_service_stats *st);
 
 #ifdef __cplusplus
 }

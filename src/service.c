@@ -1,0 +1,486 @@
+/*
+ * service.c -- the timer service: a facility per shard behind the shard's
+ * lock, and a worker thread per shard that sleeps until the shard's next
+ * wake-up and runs the callbacks that come due (docs/service.md).
+ *
+ * Everything a shard has -- its facility, its clock, the timer whose
+ * callback runs, the time its worker sleeps until -- changes under its
+ * lock, and so does every field of a timer but its owner (below).  An
+ * operation from any thread is: find the timer's shard from its address,
+ * lock it, O(1) work on the facility (a start or stop of the scheme, a
+ * clock reading), unlock, and a signal to the worker when a start comes
+ * before the worker's wake-up.  The worker takes the lock to advance the
+ * facility and pops the timers due one at a time (tw_collect() and
+ * tw_get_expired(): the pull interface), releasing the lock around each
+ * callback.  So a callback may take the lock again (start, stop), and a
+ * stop from another thread meets a timer in one of three places: pending
+ * in the facility (its callback will not run: 1), idle (0), or running,
+ * which stop_sync waits out on the shard's `idle` condition.
+ *
+ * The owner field (the service's id while the timer is pending) is read
+ * before the lock of the right service is known to be held -- a timer
+ * misused on two services -- so it is accessed atomically: a misuse then
+ * costs a TW_EOWNER, not a data race.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "base.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define SERVICE_MAGIC 0x74777376u /* "twsv" */
+#define STIMER_MAGIC 0x7e1d5e71u
+
+/* What a shard accepts (its mode, under its lock). */
+enum {
+    MODE_RUNNING = 0,  /* everything */
+    MODE_DRAINING,     /* stops; starts fail: the worker ends when none is pending */
+    MODE_CANCELLING,   /* stops; starts fail: the worker ends at once */
+};
+
+/* sleep_until while the worker is not waiting. */
+#define AWAKE 0
+
+struct shard {
+    _Alignas(64) pthread_mutex_t lock;
+    pthread_cond_t wake;          /* the worker waits here */
+    pthread_cond_t idle;          /* stop_sync waits here for `running` to change */
+    struct tw *tw;
+    struct tw_clock clk;          /* read by whoever holds the lock */
+    struct tw_stimer *running;    /* whose callback runs now, or NULL */
+    tw_time_t sleep_until;        /* AWAKE, or the tick the worker waits for
+                                   * (TW_TIME_MAX: nothing pending) */
+    int mode;
+    unsigned waiting;             /* stop_sync callers waiting on `idle` */
+    uint64_t wakeups, fired, wakes_sent;
+    pthread_t thread;
+    struct tw_service *svc;
+};
+
+struct tw_service {
+    uint32_t magic;
+    uint32_t id;                  /* stored in the timers it has */
+    unsigned nshards;
+    uint64_t tick_ns;
+    pthread_mutex_t shut_lock;    /* shutdown is called once */
+    int shut;
+    struct shard shard[];
+};
+
+/* Service ids tag pending timers; 0 is none. */
+static _Atomic uint32_t next_id = 1;
+
+/* In a worker thread, its shard (NULL elsewhere): how shutdown and
+ * stop_sync know they are called from a callback, without reading
+ * anything another thread writes. */
+static _Thread_local struct shard *this_shard;
+
+static uint32_t owner_of(const struct tw_stimer *t)
+{
+    return __atomic_load_n(&t->tw_sowner, __ATOMIC_RELAXED);
+}
+
+static void set_owner(struct tw_stimer *t, uint32_t id)
+{
+    __atomic_store_n(&t->tw_sowner, id, __ATOMIC_RELAXED);
+}
+
+/* The shard of a timer: from its address (Fibonacci hashing, then a
+ * multiply-shift into [0, n)), so that finding it reads nothing. */
+static struct shard *shard_of(struct tw_service *svc, const struct tw_stimer *t)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)t * UINT64_C(0x9e3779b97f4a7c15)) >> 32;
+    return &svc->shard[(h * svc->nshards) >> 32];
+}
+
+static int valid_service(const struct tw_service *svc)
+{
+    return svc != NULL && svc->magic == SERVICE_MAGIC;
+}
+
+/* Is the calling thread one of the service's workers? */
+static int on_worker(const struct tw_service *svc)
+{
+    return this_shard != NULL && this_shard->svc == svc;
+}
+
+/* -------------------------------------------------------------- the worker */
+
+/* The absolute time on CLOCK_MONOTONIC at which tick `t` begins. */
+static struct timespec tick_time(const struct tw_service *svc, tw_time_t t)
+{
+    uint64_t ns = t > UINT64_MAX / svc->tick_ns ? UINT64_MAX : t * svc->tick_ns;
+    struct timespec ts;
+    ts.tv_sec = (time_t)(ns / UINT64_C(1000000000));
+    ts.tv_nsec = (long)(ns % UINT64_C(1000000000));
+    return ts;
+}
+
+/* Run the callbacks due at the shard's time, one at a time, the lock
+ * released around each; stop early when a cancelling shutdown begins. */
+static void run_due(struct shard *sh)
+{
+    (void)tw_collect(sh->tw, tw_clock_now(&sh->clk));
+    struct tw_timer *n;
+    while (sh->mode != MODE_CANCELLING && (n = tw_get_expired(sh->tw)) != NULL) {
+        struct tw_stimer *t = tw_container_of(n, struct tw_stimer, tw_node);
+        tw_stimer_fn *fn = t->tw_sfn;
+        set_owner(t, 0); /* idle: its callback may free it */
+        sh->running = t;
+        sh->fired++;
+        pthread_mutex_unlock(&sh->lock);
+        fn(sh->svc, t);
+        pthread_mutex_lock(&sh->lock);
+        sh->running = NULL;
+        if (sh->waiting)
+            pthread_cond_broadcast(&sh->idle);
+    }
+}
+
+static void *worker(void *arg)
+{
+    struct shard *sh = arg;
+    this_shard = sh;
+    pthread_mutex_lock(&sh->lock);
+    for (;;) {
+        tw_clock_update(&sh->clk);
+        run_due(sh);
+        if (sh->mode == MODE_CANCELLING ||
+            (sh->mode == MODE_DRAINING && tw_count(sh->tw) == 0))
+            break;
+        tw_time_t next;
+        if (tw_next_wakeup(sh->tw, &next) != 1) {
+            sh->sleep_until = TW_TIME_MAX;
+            pthread_cond_wait(&sh->wake, &sh->lock);
+        } else {
+            tw_clock_update(&sh->clk);
+            if (next <= tw_clock_now(&sh->clk))
+                continue; /* due already: no wait */
+            sh->sleep_until = next;
+            struct timespec ts = tick_time(sh->svc, next);
+            (void)pthread_cond_timedwait(&sh->wake, &sh->lock, &ts);
+        }
+        sh->sleep_until = AWAKE;
+        sh->wakeups++;
+    }
+    pthread_mutex_unlock(&sh->lock);
+    return NULL;
+}
+
+/* ------------------------------------------------------- create, shutdown */
+
+int tw_service_config_init(struct tw_service_config *cfg)
+{
+    if (cfg == NULL)
+        return TW_EINVAL;
+    memset(cfg, 0, sizeof *cfg);
+    (void)tw_config_init(&cfg->facility, TW_HIERARCHICAL);
+    cfg->tick_ns = TW_MSEC(1);
+    cfg->shards = 1;
+    return 0;
+}
+
+static void shard_fini(struct shard *sh)
+{
+    if (sh->tw)
+        (void)tw_destroy(sh->tw);
+    pthread_cond_destroy(&sh->idle);
+    pthread_cond_destroy(&sh->wake);
+    pthread_mutex_destroy(&sh->lock);
+}
+
+static int shard_init(struct tw_service *svc, struct shard *sh,
+                      const struct tw_service_config *cfg)
+{
+    memset(sh, 0, sizeof *sh);
+    sh->svc = svc;
+    pthread_condattr_t ca;
+    if (pthread_condattr_init(&ca) != 0)
+        return TW_ENOMEM;
+    int ok = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0;
+    ok = ok && pthread_mutex_init(&sh->lock, NULL) == 0;
+    ok = ok && pthread_cond_init(&sh->wake, &ca) == 0;
+    ok = ok && pthread_cond_init(&sh->idle, &ca) == 0;
+    pthread_condattr_destroy(&ca);
+    if (!ok)
+        return TW_ENOMEM;
+    int rc = tw_clock_init(&sh->clk, TW_CLOCK_MONOTONIC, cfg->tick_ns);
+    if (rc == 0)
+        rc = tw_clock_create(&sh->tw, &cfg->facility, &sh->clk);
+    return rc;
+}
+
+/* Make the shard's mode `mode`, and wake its worker to see it. */
+static void shard_close(struct shard *sh, int mode)
+{
+    pthread_mutex_lock(&sh->lock);
+    sh->mode = mode;
+    pthread_cond_signal(&sh->wake);
+    pthread_mutex_unlock(&sh->lock);
+}
+
+/* After the worker has ended: every timer still pending becomes idle. */
+static void shard_cancel_all(struct shard *sh)
+{
+    pthread_mutex_lock(&sh->lock);
+    sh->mode = MODE_CANCELLING;
+    (void)tw_collect(sh->tw, TW_TIME_MAX);
+    struct tw_timer *n;
+    while ((n = tw_get_expired(sh->tw)) != NULL)
+        set_owner(tw_container_of(n, struct tw_stimer, tw_node), 0);
+    pthread_mutex_unlock(&sh->lock);
+}
+
+int tw_service_create(struct tw_service **out, const struct tw_service_config *cfg)
+{
+    if (out == NULL)
+        return TW_EINVAL;
+    struct tw_service_config def;
+    if (cfg == NULL) {
+        (void)tw_service_config_init(&def);
+        cfg = &def;
+    }
+    if (tw_config_check(&cfg->facility, NULL) != 0 || cfg->tick_ns < TW_TICK_NS_MIN ||
+        cfg->tick_ns > TW_TICK_NS_MAX || cfg->shards < 1 || cfg->shards > TW_SERVICE_MAX_SHARDS)
+        return TW_ECONFIG;
+    size_t size = sizeof(struct tw_service) + cfg->shards * sizeof(struct shard);
+    size = (size + 63) & ~(size_t)63;
+    struct tw_service *svc = aligned_alloc(64, size);
+    if (svc == NULL)
+        return TW_ENOMEM;
+    memset(svc, 0, sizeof *svc);
+    svc->id = next_id++;
+    if (svc->id == 0)
+        svc->id = next_id++;
+    svc->tick_ns = cfg->tick_ns;
+    if (pthread_mutex_init(&svc->shut_lock, NULL) != 0) {
+        free(svc);
+        return TW_ENOMEM;
+    }
+    unsigned made = 0, started = 0;
+    int rc = 0;
+    for (; made < cfg->shards && rc == 0; made++)
+        rc = shard_init(svc, &svc->shard[made], cfg);
+    svc->nshards = made;
+    if (rc == 0) {
+        /* The workers start with every signal blocked, as libuv's threads
+         * do: signals go to the program's own threads. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        for (; started < made; started++)
+            if (pthread_create(&svc->shard[started].thread, NULL, worker,
+                               &svc->shard[started]) != 0) {
+                rc = TW_EAGAIN;
+                break;
+            }
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+    if (rc != 0) {
+        for (unsigned i = 0; i < started; i++) {
+            shard_close(&svc->shard[i], MODE_CANCELLING);
+            pthread_join(svc->shard[i].thread, NULL);
+        }
+        for (unsigned i = 0; i < made; i++)
+            shard_fini(&svc->shard[i]);
+        pthread_mutex_destroy(&svc->shut_lock);
+        free(svc);
+        return rc;
+    }
+    svc->magic = SERVICE_MAGIC;
+    *out = svc;
+    return 0;
+}
+
+int tw_service_shutdown(struct tw_service *svc, enum tw_shutdown how)
+{
+    if (!valid_service(svc) || (how != TW_SHUTDOWN_CANCEL && how != TW_SHUTDOWN_DRAIN))
+        return TW_EINVAL;
+    if (on_worker(svc))
+        return TW_EDEADLK;
+    pthread_mutex_lock(&svc->shut_lock);
+    int shut = svc->shut;
+    svc->shut = 1;
+    pthread_mutex_unlock(&svc->shut_lock);
+    if (shut)
+        return TW_ESHUTDOWN;
+    int mode = how == TW_SHUTDOWN_DRAIN ? MODE_DRAINING : MODE_CANCELLING;
+    for (unsigned i = 0; i < svc->nshards; i++)
+        shard_close(&svc->shard[i], mode);
+    for (unsigned i = 0; i < svc->nshards; i++) {
+        pthread_join(svc->shard[i].thread, NULL);
+        shard_cancel_all(&svc->shard[i]);
+    }
+    return 0;
+}
+
+int tw_service_destroy(struct tw_service *svc)
+{
+    if (!valid_service(svc))
+        return TW_EINVAL;
+    if (on_worker(svc))
+        return TW_EDEADLK;
+    (void)tw_service_shutdown(svc, TW_SHUTDOWN_CANCEL);
+    for (unsigned i = 0; i < svc->nshards; i++)
+        shard_fini(&svc->shard[i]);
+    pthread_mutex_destroy(&svc->shut_lock);
+    svc->magic = 0;
+    free(svc);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ timers */
+
+void tw_stimer_init(struct tw_stimer *t, tw_stimer_fn *fn)
+{
+    if (t == NULL)
+        return;
+    memset(t, 0, sizeof *t);
+    tw_timer_init(&t->tw_node, NULL);
+    t->tw_sfn = fn;
+    t->tw_smagic = STIMER_MAGIC;
+}
+
+/* The checks of every timer call: 0 or the error. */
+static int check_timer(const struct tw_service *svc, const struct tw_stimer *t)
+{
+    if (!valid_service(svc) || t == NULL)
+        return TW_EINVAL;
+    if (t->tw_smagic != STIMER_MAGIC)
+        return TW_ENOTINIT;
+    return 0;
+}
+
+/* Pending on another service? (Under the lock of this service's shard.) */
+static int foreign(const struct tw_service *svc, const struct tw_stimer *t)
+{
+    uint32_t o = owner_of(t);
+    return o != 0 && o != svc->id;
+}
+
+int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint64_t ns, uint64_t *gen)
+{
+    int rc = check_timer(svc, t);
+    if (rc)
+        return rc;
+    if (t->tw_sfn == NULL)
+        return TW_EINVAL;
+    struct shard *sh = shard_of(svc, t);
+    pthread_mutex_lock(&sh->lock);
+    if (sh->mode != MODE_RUNNING) {
+        rc = TW_ESHUTDOWN;
+    } else if (foreign(svc, t)) {
+        rc = TW_EOWNER;
+    } else {
+        tw_clock_update(&sh->clk);
+        tw_time_t d = tw_clock_after(&sh->clk, ns);
+        rc = tw_start_at(sh->tw, &t->tw_node, d);
+        if (rc == 0) {
+            set_owner(t, svc->id);
+            if (++t->tw_gen == 0)
+                t->tw_gen = 1;
+            if (gen)
+                *gen = t->tw_gen;
+            /* Wake the worker if it now has an earlier wake-up: a deadline
+             * before its sleep tells (in a scheme that fires late the
+             * wake-up may still be later: ask it then). */
+            tw_time_t w;
+            if (sh->sleep_until != AWAKE && d < sh->sleep_until &&
+                tw_next_wakeup(sh->tw, &w) == 1 && w < sh->sleep_until) {
+                sh->wakes_sent++;
+                pthread_cond_signal(&sh->wake);
+            }
+        }
+    }
+    pthread_mutex_unlock(&sh->lock);
+    return rc;
+}
+
+/* Stop t if pending, under its shard's lock: 1 or 0. */
+static int stop_locked(struct shard *sh, struct tw_stimer *t)
+{
+    int r = tw_stop(sh->tw, &t->tw_node);
+    if (r == 1)
+        set_owner(t, 0);
+    return r;
+}
+
+int tw_service_stop(struct tw_service *svc, struct tw_stimer *t, uint64_t gen)
+{
+    int rc = check_timer(svc, t);
+    if (rc)
+        return rc;
+    struct shard *sh = shard_of(svc, t);
+    pthread_mutex_lock(&sh->lock);
+    if (foreign(svc, t))
+        rc = TW_EOWNER;
+    else if (gen == 0 || gen == t->tw_gen)
+        rc = stop_locked(sh, t);
+    pthread_mutex_unlock(&sh->lock);
+    return rc;
+}
+
+int tw_service_stop_sync(struct tw_service *svc, struct tw_stimer *t, uint64_t gen)
+{
+    int rc = check_timer(svc, t);
+    if (rc)
+        return rc;
+    struct shard *sh = shard_of(svc, t);
+    pthread_mutex_lock(&sh->lock);
+    if (foreign(svc, t)) {
+        rc = TW_EOWNER;
+    } else if (sh->running == t && this_shard == sh) {
+        rc = TW_EDEADLK; /* its own callback: it would wait for itself */
+    } else if (gen == 0 || gen == t->tw_gen) {
+        /* Stop it, wait out a running callback, and stop it again if that
+         * callback armed the same generation's timer anew (gen 0: any). */
+        for (;;) {
+            if (stop_locked(sh, t) == 1)
+                rc = 1;
+            if (sh->running != t)
+                break;
+            sh->waiting++;
+            pthread_cond_wait(&sh->idle, &sh->lock);
+            sh->waiting--;
+            if (gen != 0 && gen != t->tw_gen)
+                break; /* re-armed: a later generation, not ours to stop */
+        }
+    }
+    pthread_mutex_unlock(&sh->lock);
+    return rc;
+}
+
+/* ------------------------------------------------------------ introspection */
+
+size_t tw_service_count(struct tw_service *svc)
+{
+    if (!valid_service(svc))
+        return 0;
+    size_t n = 0;
+    for (unsigned i = 0; i < svc->nshards; i++) {
+        struct shard *sh = &svc->shard[i];
+        pthread_mutex_lock(&sh->lock);
+        n += tw_count(sh->tw);
+        pthread_mutex_unlock(&sh->lock);
+    }
+    return n;
+}
+
+int tw_service_stats(struct tw_service *svc, struct tw_service_stats *st)
+{
+    if (!valid_service(svc) || st == NULL)
+        return TW_EINVAL;
+    memset(st, 0, sizeof *st);
+    for (unsigned i = 0; i < svc->nshards; i++) {
+        struct shard *sh = &svc->shard[i];
+        pthread_mutex_lock(&sh->lock);
+        st->wakeups += sh->wakeups;
+        st->fired += sh->fired;
+        st->wakes_sent += sh->wakes_sent;
+        pthread_mutex_unlock(&sh->lock);
+    }
+    return 0;
+}

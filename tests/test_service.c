@@ -1,0 +1,618 @@
+/*
+ * test_service.c -- the timer service (tw_service_*) under many threads,
+ * on one scheme (the first argument), every case checked against a
+ * per-timer model kept by the test under its own locks:
+ *
+ *   - every timer started and not stopped fires exactly once, never before
+ *     its delay has passed on CLOCK_MONOTONIC (no other timing assertion:
+ *     a loaded machine only makes things later);
+ *   - stop returns 1 exactly when it prevented the callback;
+ *   - stop_sync returns only when the timer's callback is not running, and
+ *     refuses (TW_EDEADLK) from that callback;
+ *   - a stale generation stops nothing;
+ *   - shutdown runs no callback after it returns, cancels or drains;
+ *   - bad input gets its error code and changes nothing.
+ *
+ * The stress case runs threads (more than the cores) for a bounded time
+ * with random interleavings: `twheel_service SCHEME [SECONDS]`.  It
+ * prints "ok" and exits 0, or prints every failure and exits 1.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "twheel.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static atomic_ulong failures;
+static const char *scheme_name = "?";
+
+#define CHECK(c)                                                                  \
+    do {                                                                          \
+        if (!(c)) {                                                               \
+            fprintf(stderr, "%s:%d: [%s] CHECK(%s) failed\n", __FILE__, __LINE__, \
+                    scheme_name, #c);                                             \
+            atomic_fetch_add(&failures, 1);                                       \
+        }                                                                         \
+    } while (0)
+
+#define CHECK_EQ(a, b)                                                                    \
+    do {                                                                                  \
+        long long a_ = (long long)(a), b_ = (long long)(b);                               \
+        if (a_ != b_) {                                                                   \
+            fprintf(stderr, "%s:%d: [%s] %s == %lld, expected %s == %lld\n", __FILE__,    \
+                    __LINE__, scheme_name, #a, a_, #b, b_);                               \
+            atomic_fetch_add(&failures, 1);                                               \
+        }                                                                                 \
+    } while (0)
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* A small PRNG per thread (xorshift64*). */
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * UINT64_C(2685821657736338717);
+}
+
+static enum tw_scheme the_scheme;
+/* "An hour out", or as far as the scheme reaches (wheel: MaxInterval
+ * ticks of 1 ms). */
+static uint64_t far_ns;
+
+/* A service on the scheme under test, 1 ms ticks (100 us for the fast
+ * cases), `shards` workers. */
+static struct tw_service *make(unsigned shards, uint64_t tick_ns)
+{
+    struct tw_service_config cfg;
+    CHECK_EQ(tw_service_config_init(&cfg), 0);
+    CHECK_EQ(tw_config_init(&cfg.facility, the_scheme), 0);
+    /* wheel reaches MaxInterval (4096) ticks: 1 ms ticks keep far_ns in it */
+    cfg.tick_ns = the_scheme == TW_WHEEL && tick_ns < TW_MSEC(1) ? TW_MSEC(1) : tick_ns;
+    cfg.shards = shards;
+    struct tw_service *svc = NULL;
+    int rc = tw_service_create(&svc, &cfg);
+    CHECK_EQ(rc, 0);
+    return rc == 0 ? svc : NULL;
+}
+
+/* ------------------------------------------------------------ the model */
+
+/* A timer with the test's record of it, under `m` (taken by the test's
+ * threads around each call and by the callback). */
+struct ttimer {
+    struct tw_stimer st;
+    pthread_mutex_t m;
+    int armed;               /* started, neither stopped nor fired */
+    uint64_t due_ns;         /* the earliest time it may fire */
+    uint64_t gen;            /* the generation of the arming */
+    unsigned long starts, stops, fires;
+    atomic_int in_callback;  /* 1 while its callback runs */
+    uint64_t hold_ns;        /* the callback sleeps this long */
+    int restart_left;        /* the callback restarts it this many times */
+    uint64_t restart_ns;
+};
+
+static void on_fire(struct tw_service *svc, struct tw_stimer *st)
+{
+    struct ttimer *t = tw_container_of(st, struct ttimer, st);
+    atomic_store(&t->in_callback, 1);
+    uint64_t now = now_ns();
+    pthread_mutex_lock(&t->m);
+    CHECK(t->armed);                /* fired only when armed */
+    CHECK(now >= t->due_ns);        /* never early */
+    t->armed = 0;
+    t->fires++;
+    if (t->restart_left > 0) {
+        t->restart_left--;
+        t->due_ns = now_ns() + t->restart_ns;
+        CHECK_EQ(tw_service_start(svc, st, t->restart_ns, &t->gen), 0);
+        t->armed = 1;
+        t->starts++;
+    }
+    uint64_t hold = t->hold_ns;
+    pthread_mutex_unlock(&t->m);
+    if (hold)
+        sleep_ns(hold);
+    atomic_store(&t->in_callback, 0);
+}
+
+static void ttimer_init(struct ttimer *t)
+{
+    memset(t, 0, sizeof *t);
+    pthread_mutex_init(&t->m, NULL);
+    tw_stimer_init(&t->st, on_fire);
+}
+
+/* Start t, idle in the model, to fire after ns (under its lock); with
+ * `if_idle`, a timer the model has armed is left alone (1). */
+static int tstart_x(struct tw_service *svc, struct ttimer *t, uint64_t ns, int if_idle)
+{
+    pthread_mutex_lock(&t->m);
+    if (if_idle && t->armed) {
+        pthread_mutex_unlock(&t->m);
+        return 1;
+    }
+    uint64_t due = now_ns() + ns;
+    int rc = tw_service_start(svc, &t->st, ns, &t->gen);
+    if (rc == 0) {
+        CHECK(!t->armed); /* the model's rule: a start of an idle timer */
+        t->armed = 1;
+        t->due_ns = due;
+        t->starts++;
+        CHECK(t->gen != 0);
+    }
+    pthread_mutex_unlock(&t->m);
+    return rc;
+}
+
+static int tstart(struct tw_service *svc, struct ttimer *t, uint64_t ns)
+{
+    return tstart_x(svc, t, ns, 0);
+}
+
+/* Stop t (under its lock): the return must match the model. */
+static int tstop(struct tw_service *svc, struct ttimer *t, int sync)
+{
+    pthread_mutex_lock(&t->m);
+    int r = sync ? tw_service_stop_sync(svc, &t->st, 0) : tw_service_stop(svc, &t->st, 0);
+    if (r == 1) {
+        CHECK(t->armed);
+        t->armed = 0;
+        t->stops++;
+    }
+    pthread_mutex_unlock(&t->m);
+    return r;
+}
+
+/* Wait (bounded) until every timer of a set is disarmed. */
+static int wait_disarmed(struct ttimer *ts, size_t n, uint64_t limit_ns)
+{
+    uint64_t end = now_ns() + limit_ns;
+    for (;;) {
+        size_t armed = 0;
+        for (size_t i = 0; i < n; i++) {
+            pthread_mutex_lock(&ts[i].m);
+            armed += ts[i].armed != 0;
+            pthread_mutex_unlock(&ts[i].m);
+        }
+        if (armed == 0)
+            return 1;
+        if (now_ns() > end)
+            return 0;
+        sleep_ns(1000000);
+    }
+}
+
+/* ------------------------------------------------------------ the cases */
+
+/* Timers fire once each, not early, on every shard. */
+static void case_fire(void)
+{
+    struct tw_service *svc = make(3, TW_USEC(100));
+    if (!svc)
+        return;
+    enum { N = 300 };
+    static struct ttimer ts[N];
+    uint64_t seed = 1;
+    for (size_t i = 0; i < N; i++) {
+        ttimer_init(&ts[i]);
+        CHECK_EQ(tstart(svc, &ts[i], TW_USEC(rnd(&seed) % 20000)), 0);
+    }
+    CHECK(wait_disarmed(ts, N, TW_SEC(60)));
+    for (size_t i = 0; i < N; i++)
+        CHECK_EQ(ts[i].fires, 1);
+    CHECK_EQ(tw_service_count(svc), 0);
+    struct tw_service_stats st;
+    CHECK_EQ(tw_service_stats(svc, &st), 0);
+    CHECK_EQ(st.fired, N);
+    CHECK_EQ(tw_service_destroy(svc), 0);
+    for (size_t i = 0; i < N; i++)
+        pthread_mutex_destroy(&ts[i].m);
+}
+
+/* stop prevents; a second stop finds it idle; a stale generation stops
+ * nothing; a restart gives a new generation. */
+static void case_stop_and_generations(void)
+{
+    struct tw_service *svc = make(1, TW_MSEC(1));
+    if (!svc)
+        return;
+    struct ttimer t;
+    ttimer_init(&t);
+    CHECK_EQ(tw_service_stop(svc, &t.st, 0), 0); /* idle */
+    uint64_t g1 = 0, g2 = 0;
+    CHECK_EQ(tw_service_start(svc, &t.st, far_ns, &g1), 0);
+    CHECK_EQ(tw_service_start(svc, &t.st, far_ns, &g2), 0); /* restart */
+    CHECK(g1 != 0 && g2 != 0 && g1 != g2);
+    CHECK_EQ(tw_service_count(svc), 1);
+    CHECK_EQ(tw_service_stop(svc, &t.st, g1), 0);      /* stale: nothing */
+    CHECK_EQ(tw_service_stop_sync(svc, &t.st, g1), 0); /* stale: nothing */
+    CHECK_EQ(tw_service_count(svc), 1);
+    CHECK_EQ(tw_service_stop(svc, &t.st, g2), 1);
+    CHECK_EQ(tw_service_stop(svc, &t.st, g2), 0);
+    CHECK_EQ(tw_service_stop_sync(svc, &t.st, 0), 0);
+    CHECK_EQ(tw_service_count(svc), 0);
+    CHECK_EQ(t.fires, 0);
+    CHECK_EQ(tw_service_destroy(svc), 0);
+    CHECK_EQ(t.fires, 0);
+}
+
+/* stop_sync racing a running callback returns after it; from the callback
+ * itself it is TW_EDEADLK and a plain stop is 0. */
+static atomic_int own_rc_sync = 99, own_rc_stop = 99;
+static void on_fire_self_stop(struct tw_service *svc, struct tw_stimer *st)
+{
+    atomic_store(&own_rc_sync, tw_service_stop_sync(svc, st, 0));
+    atomic_store(&own_rc_stop, tw_service_stop(svc, st, 0));
+}
+
+static void case_stop_sync(void)
+{
+    struct tw_service *svc = make(2, TW_USEC(100));
+    if (!svc)
+        return;
+    /* A callback that holds 30 ms: stop_sync from here waits it out. */
+    struct ttimer t;
+    ttimer_init(&t);
+    t.hold_ns = TW_MSEC(30);
+    CHECK_EQ(tstart(svc, &t, TW_MSEC(1)), 0);
+    uint64_t end = now_ns() + TW_SEC(30);
+    while (!atomic_load(&t.in_callback) && now_ns() < end)
+        sleep_ns(100000);
+    CHECK(atomic_load(&t.in_callback));
+    CHECK_EQ(tw_service_stop_sync(svc, &t.st, 0), 0); /* it fired: not prevented */
+    CHECK(!atomic_load(&t.in_callback));               /* ... and it has returned */
+    CHECK_EQ(t.fires, 1);
+
+    /* From its own callback. */
+    struct tw_stimer self;
+    tw_stimer_init(&self, on_fire_self_stop);
+    CHECK_EQ(tw_service_start(svc, &self, TW_MSEC(1), NULL), 0);
+    end = now_ns() + TW_SEC(30);
+    while (atomic_load(&own_rc_stop) == 99 && now_ns() < end)
+        sleep_ns(100000);
+    CHECK_EQ(atomic_load(&own_rc_sync), TW_EDEADLK);
+    CHECK_EQ(atomic_load(&own_rc_stop), 0);
+    CHECK_EQ(tw_service_stop_sync(svc, &self, 0), 0);
+    CHECK_EQ(tw_service_destroy(svc), 0);
+}
+
+/* A callback restarts its own timer; stop_sync from another thread ends
+ * it: after stop_sync no callback runs and the timer stays idle. */
+static void case_restart_from_callback(void)
+{
+    struct tw_service *svc = make(1, TW_USEC(100));
+    if (!svc)
+        return;
+    struct ttimer t;
+    ttimer_init(&t);
+    t.restart_left = 1000000;
+    t.restart_ns = TW_USEC(200);
+    CHECK_EQ(tstart(svc, &t, TW_USEC(200)), 0);
+    uint64_t end = now_ns() + TW_SEC(30);
+    for (;;) {
+        pthread_mutex_lock(&t.m);
+        unsigned long f = t.fires;
+        pthread_mutex_unlock(&t.m);
+        if (f >= 20 || now_ns() > end)
+            break;
+        sleep_ns(TW_MSEC(1));
+    }
+    /* Not under t.m: the callback takes it. */
+    int r = tw_service_stop_sync(svc, &t.st, 0);
+    CHECK(r == 0 || r == 1);
+    CHECK(!atomic_load(&t.in_callback));
+    pthread_mutex_lock(&t.m);
+    unsigned long fires = t.fires;
+    if (r == 1)
+        t.armed = 0, t.stops++;
+    CHECK(!t.armed);
+    pthread_mutex_unlock(&t.m);
+    CHECK(fires >= 20);
+    sleep_ns(TW_MSEC(20));
+    CHECK_EQ(t.fires, fires); /* nothing after stop_sync */
+    CHECK_EQ(tw_service_count(svc), 0);
+    CHECK_EQ(tw_service_destroy(svc), 0);
+}
+
+/* Shutdown: CANCEL runs nothing pending; DRAIN runs everything pending at
+ * its deadline and refuses new starts; nothing runs after it returns. */
+static void case_shutdown(void)
+{
+    for (int how = 0; how < 2; how++) {
+        struct tw_service *svc = make(2, TW_USEC(100));
+        if (!svc)
+            return;
+        enum { N = 64 };
+        static struct ttimer ts[N];
+        for (size_t i = 0; i < N; i++) {
+            ttimer_init(&ts[i]);
+            CHECK_EQ(tstart(svc, &ts[i], how ? TW_MSEC(5 + i % 10) : far_ns), 0);
+        }
+        CHECK_EQ(tw_service_shutdown(svc, how ? TW_SHUTDOWN_DRAIN : TW_SHUTDOWN_CANCEL), 0);
+        unsigned long fired = 0;
+        for (size_t i = 0; i < N; i++)
+            fired += ts[i].fires;
+        CHECK_EQ(fired, how ? N : 0);
+        CHECK_EQ(tw_service_count(svc), 0);
+        CHECK_EQ(tw_service_start(svc, &ts[0].st, 1, NULL), TW_ESHUTDOWN);
+        CHECK_EQ(tw_service_stop(svc, &ts[0].st, 0), 0);
+        CHECK_EQ(tw_service_shutdown(svc, TW_SHUTDOWN_CANCEL), TW_ESHUTDOWN);
+        sleep_ns(TW_MSEC(5));
+        unsigned long later = 0;
+        for (size_t i = 0; i < N; i++)
+            later += ts[i].fires;
+        CHECK_EQ(later, fired);
+        /* Every timer is idle: it may start on another service. */
+        struct tw_service *other = make(1, TW_MSEC(1));
+        if (other) {
+            CHECK_EQ(tw_service_start(other, &ts[1].st, far_ns, NULL), 0);
+            CHECK_EQ(tw_service_destroy(other), 0);
+        }
+        CHECK_EQ(tw_service_destroy(svc), 0);
+        for (size_t i = 0; i < N; i++)
+            pthread_mutex_destroy(&ts[i].m);
+    }
+}
+
+/* Bad input: a clear code, nothing changed. */
+static void case_bad_input(void)
+{
+    struct tw_service *svc = make(1, TW_MSEC(1));
+    if (!svc)
+        return;
+    struct tw_service_config cfg;
+    CHECK_EQ(tw_service_config_init(NULL), TW_EINVAL);
+    CHECK_EQ(tw_service_config_init(&cfg), 0);
+    struct tw_service *bad = NULL;
+    CHECK_EQ(tw_service_create(NULL, &cfg), TW_EINVAL);
+    cfg.shards = 0;
+    CHECK_EQ(tw_service_create(&bad, &cfg), TW_ECONFIG);
+    cfg.shards = TW_SERVICE_MAX_SHARDS + 1;
+    CHECK_EQ(tw_service_create(&bad, &cfg), TW_ECONFIG);
+    cfg.shards = 1;
+    cfg.tick_ns = 1;
+    CHECK_EQ(tw_service_create(&bad, &cfg), TW_ECONFIG);
+    cfg.tick_ns = TW_SEC(3600);
+    CHECK_EQ(tw_service_create(&bad, &cfg), TW_ECONFIG);
+    cfg.tick_ns = TW_MSEC(1);
+    cfg.facility.scheme = (enum tw_scheme)999;
+    CHECK_EQ(tw_service_create(&bad, &cfg), TW_ECONFIG);
+    CHECK(bad == NULL);
+
+    struct tw_stimer never; /* never initialised */
+    memset(&never, 0xa5, sizeof never);
+    CHECK_EQ(tw_service_start(svc, &never, 1, NULL), TW_ENOTINIT);
+    CHECK_EQ(tw_service_stop(svc, &never, 0), TW_ENOTINIT);
+    CHECK_EQ(tw_service_stop_sync(svc, &never, 0), TW_ENOTINIT);
+    struct tw_stimer t;
+    tw_stimer_init(&t, NULL);
+    CHECK_EQ(tw_service_start(svc, &t, 1, NULL), TW_EINVAL); /* no callback */
+    tw_stimer_init(&t, on_fire_self_stop);
+    CHECK_EQ(tw_service_start(NULL, &t, 1, NULL), TW_EINVAL);
+    CHECK_EQ(tw_service_start(svc, NULL, 1, NULL), TW_EINVAL);
+    CHECK_EQ(tw_service_stop(NULL, &t, 0), TW_EINVAL);
+    CHECK_EQ(tw_service_stop_sync(svc, NULL, 0), TW_EINVAL);
+    CHECK_EQ(tw_service_shutdown(NULL, TW_SHUTDOWN_CANCEL), TW_EINVAL);
+    CHECK_EQ(tw_service_shutdown(svc, (enum tw_shutdown)7), TW_EINVAL);
+    CHECK_EQ(tw_service_destroy(NULL), TW_EINVAL);
+    CHECK_EQ(tw_service_stats(svc, NULL), TW_EINVAL);
+    CHECK_EQ(tw_service_count(NULL), 0);
+
+    /* Pending on one service: another refuses it, and it stays pending. */
+    struct tw_service *other = make(1, TW_MSEC(1));
+    if (other) {
+        CHECK_EQ(tw_service_start(svc, &t, far_ns, NULL), 0);
+        CHECK_EQ(tw_service_start(other, &t, 1, NULL), TW_EOWNER);
+        CHECK_EQ(tw_service_stop(other, &t, 0), TW_EOWNER);
+        CHECK_EQ(tw_service_stop_sync(other, &t, 0), TW_EOWNER);
+        CHECK_EQ(tw_service_count(svc), 1);
+        CHECK_EQ(tw_service_count(other), 0);
+        CHECK_EQ(tw_service_stop(svc, &t, 0), 1);
+        CHECK_EQ(tw_service_destroy(other), 0);
+    }
+    CHECK_EQ(tw_service_destroy(svc), 0);
+}
+
+/* An idle service sleeps: with nothing pending, and with timers an hour
+ * out, its workers wake up a bounded number of times, not per tick. */
+static void case_idle(void)
+{
+    struct tw_service *svc = make(2, TW_MSEC(1));
+    if (!svc)
+        return;
+    sleep_ns(TW_MSEC(50));
+    struct tw_service_stats a, b;
+    CHECK_EQ(tw_service_stats(svc, &a), 0);
+    enum { N = 1000 };
+    static struct tw_stimer ts[N];
+    for (size_t i = 0; i < N; i++) {
+        tw_stimer_init(&ts[i], on_fire_self_stop);
+        CHECK_EQ(tw_service_start(svc, &ts[i], far_ns + TW_MSEC(i), NULL), 0);
+    }
+    sleep_ns(TW_MSEC(100));
+    CHECK_EQ(tw_service_stats(svc, &b), 0);
+    /* 100 ticks passed: a periodic worker would have woken ~100 times per
+     * shard.  The first start may wake each shard once. */
+    CHECK(b.wakeups - a.wakeups <= 2 * 2 + 4); /* + a few spurious ones */
+    CHECK_EQ(b.fired, 0);
+    CHECK_EQ(tw_service_count(svc), N);
+    CHECK_EQ(tw_service_destroy(svc), 0);
+}
+
+/* ------------------------------------------------------------ stress */
+
+struct stress {
+    struct tw_service *svc;
+    struct ttimer *ts;
+    size_t n;
+    uint64_t end_ns;
+    uint64_t seed;
+};
+
+/* Random starts, stops and stop_syncs of random timers until the end:
+ * the model's rule (start an idle timer, stop an armed one) under each
+ * timer's lock, so that the counts must balance at the end. */
+static void *stress_thread(void *arg)
+{
+    struct stress *s = arg;
+    uint64_t seed = s->seed;
+    while (now_ns() < s->end_ns) {
+        struct ttimer *t = &s->ts[rnd(&seed) % s->n];
+        unsigned op = (unsigned)(rnd(&seed) % 8);
+        pthread_mutex_lock(&t->m);
+        int armed = t->armed;
+        pthread_mutex_unlock(&t->m);
+        if (!armed) {
+            int rc = tstart_x(s->svc, t, TW_USEC(rnd(&seed) % 3000), 1);
+            CHECK(rc == 0 || rc == 1);
+        } else if (op == 0) {
+            /* not under t->m: a running callback takes it */
+            int r = tw_service_stop_sync(s->svc, &t->st, 0);
+            CHECK(r == 0 || r == 1);
+            if (r == 1) {
+                pthread_mutex_lock(&t->m);
+                CHECK(t->armed);
+                t->armed = 0;
+                t->stops++;
+                pthread_mutex_unlock(&t->m);
+            }
+        } else if (op < 4) {
+            (void)tstop(s->svc, t, 0);
+        }
+    }
+    return NULL;
+}
+
+static void case_stress(double seconds)
+{
+    static const unsigned threads[] = {1, 3, 8};
+    for (size_t k = 0; k < sizeof threads / sizeof threads[0]; k++) {
+        struct tw_service *svc = make(k == 0 ? 1 : 2, TW_USEC(100));
+        if (!svc)
+            return;
+        enum { N = 256 };
+        static struct ttimer ts[N];
+        for (size_t i = 0; i < N; i++)
+            ttimer_init(&ts[i]);
+        pthread_t th[8];
+        struct stress s[8];
+        uint64_t end = now_ns() + (uint64_t)(seconds * 1e9 / 3);
+        for (unsigned i = 0; i < threads[k]; i++) {
+            s[i] = (struct stress){svc, ts, N, end, 0x9e3779b97f4a7c15u * (i + 1) + k};
+            pthread_create(&th[i], NULL, stress_thread, &s[i]);
+        }
+        for (unsigned i = 0; i < threads[k]; i++)
+            pthread_join(th[i], NULL);
+        /* Every timer still armed fires (exactly once) at its deadline. */
+        CHECK_EQ(tw_service_shutdown(svc, TW_SHUTDOWN_DRAIN), 0);
+        unsigned long starts = 0, ends = 0;
+        for (size_t i = 0; i < N; i++) {
+            CHECK(!ts[i].armed);
+            CHECK_EQ(ts[i].starts, ts[i].stops + ts[i].fires);
+            starts += ts[i].starts;
+            ends += ts[i].stops + ts[i].fires;
+        }
+        CHECK_EQ(starts, ends);
+        CHECK(starts > 0);
+        CHECK_EQ(tw_service_count(svc), 0);
+        CHECK_EQ(tw_service_destroy(svc), 0);
+        for (size_t i = 0; i < N; i++)
+            pthread_mutex_destroy(&ts[i].m);
+    }
+}
+
+/* Free after stop_sync: timers on the heap, stopped and freed by one
+ * thread while their callbacks run in the workers (ASan and TSan see any
+ * use after free). */
+struct heap_timer {
+    struct tw_stimer st;
+    atomic_int *live;
+};
+
+static void on_heap_fire(struct tw_service *svc, struct tw_stimer *st)
+{
+    struct heap_timer *h = tw_container_of(st, struct heap_timer, st);
+    atomic_fetch_add(h->live, 1);
+    (void)tw_service_start(svc, st, TW_USEC(50), NULL); /* keep it busy */
+    atomic_fetch_sub(h->live, 1);
+}
+
+static void case_free_after_stop_sync(void)
+{
+    struct tw_service *svc = make(2, TW_USEC(100));
+    if (!svc)
+        return;
+    atomic_int live = 0;
+    enum { N = 64 };
+    struct heap_timer *hs[N];
+    for (size_t i = 0; i < N; i++) {
+        hs[i] = malloc(sizeof *hs[i]);
+        tw_stimer_init(&hs[i]->st, on_heap_fire);
+        hs[i]->live = &live;
+        CHECK_EQ(tw_service_start(svc, &hs[i]->st, TW_USEC(100 + i), NULL), 0);
+    }
+    sleep_ns(TW_MSEC(20));
+    for (size_t i = 0; i < N; i++) {
+        int r = tw_service_stop_sync(svc, &hs[i]->st, 0);
+        CHECK(r == 0 || r == 1);
+        memset(hs[i], 0xdd, sizeof *hs[i]);
+        free(hs[i]);
+    }
+    CHECK_EQ(tw_service_count(svc), 0);
+    CHECK_EQ(tw_service_destroy(svc), 0);
+    CHECK_EQ(atomic_load(&live), 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: twheel_service SCHEME [STRESS_SECONDS]\n");
+        return 2;
+    }
+    scheme_name = argv[1];
+    int s = tw_scheme_from_name(argv[1]);
+    if (s < 0) {
+        fprintf(stderr, "twheel_service: unknown scheme '%s'\n", argv[1]);
+        return 2;
+    }
+    the_scheme = (enum tw_scheme)s;
+    far_ns = the_scheme == TW_WHEEL ? TW_SEC(3) : TW_SEC(3600);
+    double seconds = argc > 2 ? atof(argv[2]) : 0.6;
+    case_bad_input();
+    case_stop_and_generations();
+    case_fire();
+    case_stop_sync();
+    case_restart_from_callback();
+    case_shutdown();
+    case_idle();
+    case_free_after_stop_sync();
+    case_stress(seconds);
+    unsigned long f = atomic_load(&failures);
+    if (f) {
+        fprintf(stderr, "twheel_service %s: %lu failures\n", argv[1], f);
+        return 1;
+    }
+    printf("twheel_service %s: ok\n", argv[1]);
+    return 0;
+}
