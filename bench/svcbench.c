@@ -1,0 +1,781 @@
+/*
+ * svcbench.c -- twsvc: the timer service against what multi-threaded C
+ * programs use for timers today, in one run (docs/service.md, "Figures").
+ *
+ *   twsvc [--threads LIST] [--n LIST] [--target LIST] [--ms MS] [--shards S]
+ *         [--lateness N] [--rounds R]
+ *
+ * Throughput: n timers pending an hour out, split among T producer
+ * threads; each thread, for MS milliseconds, stops a random timer of its
+ * own and starts it again an hour out (one operation: stop + start).  The
+ * figure is operations per second over all threads, and the latency of
+ * every 16th operation (p50, p99: each timed with CLOCK_MONOTONIC, about
+ * 20 ns of the figure).  Targets:
+ *
+ *   service     tw_service, S shards (default 2: the cores), a lock each
+ *   locked      one facility (hierarchical) behind one mutex, the clock
+ *               read under it: the service with a single global lock
+ *   heap        a binary heap behind one mutex, with a condition variable
+ *               and a worker thread: the hand-written timer thread
+ *   ordered     the ordered list (Scheme 2) behind one mutex: Appendix B's
+ *               "common structure tied up" for O(n) per start
+ *   posix       a POSIX timer per timer (timer_create, SIGEV_NONE):
+ *               timer_settime to arm and to disarm, a system call each
+ *   timerfd     a timerfd per timer: timerfd_settime, a system call each
+ *   facility    the bare single-threaded facility (T = 1 only): the cost
+ *               the others are measured against
+ *
+ * Lateness (--lateness N, default 10^5): N timers with delays uniform in
+ * [1 ms, 1 s], started from one thread, on the service (1 ms ticks) and
+ * on the mutex + heap thread; each callback records how late it ran
+ * against start time + delay on CLOCK_MONOTONIC: p50, p99, max.
+ *
+ * The machine and the load decide the figures: they print the core count
+ * and the load average, and every ratio should be read within one run.
+ */
+#define _GNU_SOURCE
+
+#include "twheel.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * UINT64_C(2685821657736338717);
+}
+
+static void die(const char *what)
+{
+    fprintf(stderr, "twsvc: %s\n", what);
+    exit(1);
+}
+
+#define HOUR_NS UINT64_C(3600000000000)
+
+/* ------------------------------------------------------------ targets */
+
+/* A target: set-up of n timers (all started an hour out), an operation
+ * on timer i from any thread, tear-down. */
+struct target {
+    const char *name;
+    size_t max_n;               /* the most timers it can hold here */
+    int single_thread;          /* facility: T = 1 only */
+    void *(*setup)(size_t n, unsigned threads);
+    void (*op)(void *st, size_t i, uint64_t *seed);
+    void (*teardown)(void *st, size_t n);
+};
+
+/* service */
+struct svc_st {
+    struct tw_service *svc;
+    struct tw_stimer *t;
+};
+static unsigned opt_shards = 2;
+
+static void noop_stimer(struct tw_service *s, struct tw_stimer *t)
+{
+    (void)s;
+    (void)t;
+}
+
+static void *svc_setup(size_t n, unsigned threads)
+{
+    (void)threads;
+    struct svc_st *st = calloc(1, sizeof *st);
+    struct tw_service_config cfg;
+    tw_service_config_init(&cfg);
+    cfg.shards = opt_shards;
+    if (!st || tw_service_create(&st->svc, &cfg) != 0)
+        die("tw_service_create");
+    st->t = aligned_alloc(64, (n * sizeof *st->t + 63) & ~(size_t)63);
+    if (!st->t)
+        die("out of memory");
+    for (size_t i = 0; i < n; i++) {
+        tw_stimer_init(&st->t[i], noop_stimer);
+        tw_service_start(st->svc, &st->t[i], HOUR_NS + i, NULL);
+    }
+    return st;
+}
+static void svc_op(void *p, size_t i, uint64_t *seed)
+{
+    struct svc_st *st = p;
+    tw_service_stop(st->svc, &st->t[i], 0);
+    tw_service_start(st->svc, &st->t[i], HOUR_NS + rnd(seed) % 1000000000u, NULL);
+}
+static void svc_teardown(void *p, size_t n)
+{
+    (void)n;
+    struct svc_st *st = p;
+    tw_service_destroy(st->svc);
+    free(st->t);
+    free(st);
+}
+
+/* locked facility, and the ordered list under the same lock */
+struct locked_st {
+    pthread_mutex_t m;
+    struct tw *tw;
+    struct tw_clock clk;
+    struct tw_timer *t;
+};
+static void *locked_setup_scheme(size_t n, enum tw_scheme scheme)
+{
+    struct locked_st *st = calloc(1, sizeof *st);
+    if (!st)
+        die("out of memory");
+    pthread_mutex_init(&st->m, NULL);
+    tw_clock_init(&st->clk, TW_CLOCK_MONOTONIC, TW_MSEC(1));
+    struct tw_config cfg;
+    tw_config_init(&cfg, scheme);
+    if (tw_clock_create(&st->tw, &cfg, &st->clk) != 0)
+        die("tw_clock_create");
+    st->t = calloc(n, sizeof *st->t);
+    if (!st->t)
+        die("out of memory");
+    for (size_t i = 0; i < n; i++) {
+        tw_timer_init(&st->t[i], NULL);
+        tw_clock_start(&st->clk, st->tw, &st->t[i], HOUR_NS + i);
+    }
+    return st;
+}
+static void *locked_setup(size_t n, unsigned threads)
+{
+    (void)threads;
+    return locked_setup_scheme(n, TW_HIERARCHICAL);
+}
+static void *ordered_setup(size_t n, unsigned threads)
+{
+    (void)threads;
+    return locked_setup_scheme(n, TW_ORDERED);
+}
+static void locked_op(void *p, size_t i, uint64_t *seed)
+{
+    struct locked_st *st = p;
+    uint64_t d = HOUR_NS + rnd(seed) % 1000000000u;
+    pthread_mutex_lock(&st->m);
+    tw_stop(st->tw, &st->t[i]);
+    tw_clock_update(&st->clk);
+    tw_clock_start(&st->clk, st->tw, &st->t[i], d);
+    pthread_mutex_unlock(&st->m);
+}
+static void locked_teardown(void *p, size_t n)
+{
+    (void)n;
+    struct locked_st *st = p;
+    tw_destroy(st->tw);
+    free(st->t);
+    free(st);
+}
+
+/* the bare facility, virtual time: one thread */
+static void *facility_setup(size_t n, unsigned threads)
+{
+    (void)threads;
+    return locked_setup_scheme(n, TW_HIERARCHICAL);
+}
+static void facility_op(void *p, size_t i, uint64_t *seed)
+{
+    struct locked_st *st = p;
+    tw_stop(st->tw, &st->t[i]);
+    tw_start(st->tw, &st->t[i], 3600000 + rnd(seed) % 1000);
+}
+
+/* mutex + binary heap + condition variable + worker thread */
+struct hnode {
+    uint64_t due;
+    size_t idx; /* position in the heap + 1; 0: not in it */
+};
+struct heap_st {
+    pthread_mutex_t m;
+    pthread_cond_t cv;
+    struct hnode **h;
+    struct hnode *nodes;
+    size_t len;
+    int quit;
+    pthread_t worker;
+    /* lateness mode */
+    uint64_t *late;
+    atomic_size_t nlate;
+};
+static void hswap(struct heap_st *s, size_t a, size_t b)
+{
+    struct hnode *x = s->h[a];
+    s->h[a] = s->h[b];
+    s->h[b] = x;
+    s->h[a]->idx = a + 1;
+    s->h[b]->idx = b + 1;
+}
+static void hup(struct heap_st *s, size_t i)
+{
+    while (i > 0 && s->h[(i - 1) / 2]->due > s->h[i]->due) {
+        hswap(s, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+}
+static void hdown(struct heap_st *s, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < s->len && s->h[l]->due < s->h[m]->due)
+            m = l;
+        if (r < s->len && s->h[r]->due < s->h[m]->due)
+            m = r;
+        if (m == i)
+            return;
+        hswap(s, i, m);
+        i = m;
+    }
+}
+static void hremove(struct heap_st *s, struct hnode *x)
+{
+    size_t i = x->idx - 1;
+    s->len--;
+    if (i != s->len) {
+        s->h[i] = s->h[s->len];
+        s->h[i]->idx = i + 1;
+        hdown(s, i);
+        hup(s, i);
+    }
+    x->idx = 0;
+}
+/* Insert; returns 1 if x is the new earliest (the worker must know). */
+static int hinsert(struct heap_st *s, struct hnode *x)
+{
+    s->h[s->len] = x;
+    x->idx = ++s->len;
+    hup(s, s->len - 1);
+    return x->idx == 1;
+}
+static void *heap_worker(void *p)
+{
+    struct heap_st *s = p;
+    pthread_mutex_lock(&s->m);
+    while (!s->quit) {
+        if (s->len == 0) {
+            pthread_cond_wait(&s->cv, &s->m);
+            continue;
+        }
+        uint64_t due = s->h[0]->due, now = now_ns();
+        if (due > now) {
+            struct timespec ts = {(time_t)(due / 1000000000u), (long)(due % 1000000000u)};
+            pthread_cond_timedwait(&s->cv, &s->m, &ts);
+            continue;
+        }
+        struct hnode *x = s->h[0];
+        hremove(s, x);
+        if (s->late) /* the "callback": record the lateness */
+            s->late[atomic_fetch_add(&s->nlate, 1)] = now - x->due;
+    }
+    pthread_mutex_unlock(&s->m);
+    return NULL;
+}
+static struct heap_st *heap_make(size_t n)
+{
+    struct heap_st *s = calloc(1, sizeof *s);
+    if (!s)
+        die("out of memory");
+    pthread_mutex_init(&s->m, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->cv, &ca);
+    s->h = calloc(n ? n : 1, sizeof *s->h);
+    s->nodes = calloc(n ? n : 1, sizeof *s->nodes);
+    if (!s->h || !s->nodes)
+        die("out of memory");
+    if (pthread_create(&s->worker, NULL, heap_worker, s) != 0)
+        die("pthread_create");
+    return s;
+}
+static void heap_start(struct heap_st *s, struct hnode *x, uint64_t due)
+{
+    pthread_mutex_lock(&s->m);
+    if (x->idx)
+        hremove(s, x);
+    x->due = due;
+    if (hinsert(s, x))
+        pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->m);
+}
+static void *heap_setup(size_t n, unsigned threads)
+{
+    (void)threads;
+    struct heap_st *s = heap_make(n);
+    uint64_t now = now_ns();
+    for (size_t i = 0; i < n; i++)
+        heap_start(s, &s->nodes[i], now + HOUR_NS + i);
+    return s;
+}
+static void heap_op(void *p, size_t i, uint64_t *seed)
+{
+    struct heap_st *s = p;
+    struct hnode *x = &s->nodes[i];
+    pthread_mutex_lock(&s->m);
+    if (x->idx)
+        hremove(s, x);
+    pthread_mutex_unlock(&s->m);
+    heap_start(s, x, now_ns() + HOUR_NS + rnd(seed) % 1000000000u);
+}
+static void heap_teardown(void *p, size_t n)
+{
+    (void)n;
+    struct heap_st *s = p;
+    pthread_mutex_lock(&s->m);
+    s->quit = 1;
+    pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->m);
+    pthread_join(s->worker, NULL);
+    free(s->h);
+    free(s->nodes);
+    free(s);
+}
+
+/* POSIX timers */
+struct posix_st {
+    timer_t *t;
+};
+static void *posix_setup(size_t n, unsigned threads)
+{
+    (void)threads;
+    struct posix_st *st = calloc(1, sizeof *st);
+    st->t = calloc(n, sizeof *st->t);
+    if (!st || !st->t)
+        die("out of memory");
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_NONE;
+    for (size_t i = 0; i < n; i++) {
+        if (timer_create(CLOCK_MONOTONIC, &ev, &st->t[i]) != 0) {
+            /* the kernel's limit (RLIMIT_SIGPENDING counts them) */
+            while (i > 0)
+                timer_delete(st->t[--i]);
+            free(st->t);
+            free(st);
+            return NULL;
+        }
+        struct itimerspec its = {{0, 0}, {3600, (long)i}};
+        timer_settime(st->t[i], 0, &its, NULL);
+    }
+    return st;
+}
+static void posix_op(void *p, size_t i, uint64_t *seed)
+{
+    struct posix_st *st = p;
+    struct itimerspec off = {{0, 0}, {0, 0}};
+    struct itimerspec on = {{0, 0}, {3600, (long)(rnd(seed) % 1000000000u)}};
+    timer_settime(st->t[i], 0, &off, NULL);
+    timer_settime(st->t[i], 0, &on, NULL);
+}
+static void posix_teardown(void *p, size_t n)
+{
+    struct posix_st *st = p;
+    for (size_t i = 0; i < n; i++)
+        timer_delete(st->t[i]);
+    free(st->t);
+    free(st);
+}
+
+/* timerfd per timer */
+static void *tfd_setup(size_t n, unsigned threads)
+{
+    (void)threads;
+    int *fd = calloc(n, sizeof *fd);
+    if (!fd)
+        die("out of memory");
+    for (size_t i = 0; i < n; i++) {
+        fd[i] = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+        if (fd[i] < 0) { /* the open-file limit */
+            while (i > 0)
+                close(fd[--i]);
+            free(fd);
+            return NULL;
+        }
+        struct itimerspec its = {{0, 0}, {3600, (long)i}};
+        timerfd_settime(fd[i], 0, &its, NULL);
+    }
+    return fd;
+}
+static void tfd_op(void *p, size_t i, uint64_t *seed)
+{
+    int *fd = p;
+    struct itimerspec off = {{0, 0}, {0, 0}};
+    struct itimerspec on = {{0, 0}, {3600, (long)(rnd(seed) % 1000000000u)}};
+    timerfd_settime(fd[i], 0, &off, NULL);
+    timerfd_settime(fd[i], 0, &on, NULL);
+}
+static void tfd_teardown(void *p, size_t n)
+{
+    int *fd = p;
+    for (size_t i = 0; i < n; i++)
+        close(fd[i]);
+    free(fd);
+}
+
+static struct target targets[] = {
+    {"facility", (size_t)-1, 1, facility_setup, facility_op, locked_teardown},
+    {"service", (size_t)-1, 0, svc_setup, svc_op, svc_teardown},
+    {"locked", (size_t)-1, 0, locked_setup, locked_op, locked_teardown},
+    {"heap", (size_t)-1, 0, heap_setup, heap_op, heap_teardown},
+    {"ordered", 10000, 0, ordered_setup, locked_op, locked_teardown},
+    {"posix", 1000000, 0, posix_setup, posix_op, posix_teardown},
+    {"timerfd", 1000000, 0, tfd_setup, tfd_op, tfd_teardown},
+};
+#define NTARGETS (sizeof targets / sizeof targets[0])
+
+/* ------------------------------------------------------------ throughput */
+
+struct worker_arg {
+    const struct target *tg;
+    void *st;
+    size_t lo, hi;              /* its timers */
+    uint64_t ms;
+    pthread_barrier_t *bar;
+    uint64_t ops;
+    uint64_t *lat;              /* sampled latencies */
+    size_t nlat, cap;
+    uint64_t seed;
+};
+
+static void *producer(void *p)
+{
+    struct worker_arg *w = p;
+    uint64_t seed = w->seed;
+    size_t span = w->hi - w->lo;
+    pthread_barrier_wait(w->bar);
+    uint64_t end = now_ns() + w->ms * 1000000u, ops = 0;
+    for (;;) {
+        for (int k = 0; k < 256; k++, ops++) {
+            size_t i = w->lo + (size_t)(rnd(&seed) % span);
+            if ((ops & 15) == 0 && w->nlat < w->cap) {
+                uint64_t a = now_ns();
+                w->tg->op(w->st, i, &seed);
+                w->lat[w->nlat++] = now_ns() - a;
+            } else {
+                w->tg->op(w->st, i, &seed);
+            }
+        }
+        if (now_ns() >= end)
+            break;
+    }
+    w->ops = ops;
+    return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint64_t pct(const uint64_t *v, size_t n, double p)
+{
+    if (n == 0)
+        return 0;
+    size_t i = (size_t)(p * (double)(n - 1) + 0.5);
+    return v[i];
+}
+
+struct cell {
+    double mops;                /* million operations per second */
+    uint64_t p50, p99;          /* ns */
+};
+
+static struct cell run_cell(const struct target *tg, size_t n, unsigned T, uint64_t ms)
+{
+    void *st = tg->setup(n, T);
+    if (st == NULL)
+        return (struct cell){-1, 0, 0}; /* beyond what the system allows */
+    pthread_barrier_t bar;
+    pthread_barrier_init(&bar, NULL, T + 1);
+    struct worker_arg *w = calloc(T, sizeof *w);
+    pthread_t *th = calloc(T, sizeof *th);
+    if (!w || !th)
+        die("out of memory");
+    for (unsigned k = 0; k < T; k++) {
+        w[k] = (struct worker_arg){tg, st, n * k / T, n * (k + 1) / T, ms, &bar, 0, NULL, 0,
+                                   1u << 20, 0x9e3779b97f4a7c15u * (k + 1)};
+        w[k].lat = malloc(w[k].cap * sizeof *w[k].lat);
+        if (!w[k].lat)
+            die("out of memory");
+        pthread_create(&th[k], NULL, producer, &w[k]);
+    }
+    pthread_barrier_wait(&bar);
+    uint64_t t0 = now_ns();
+    uint64_t ops = 0;
+    size_t nlat = 0;
+    for (unsigned k = 0; k < T; k++) {
+        pthread_join(th[k], NULL);
+        ops += w[k].ops;
+        nlat += w[k].nlat;
+    }
+    uint64_t dt = now_ns() - t0;
+    uint64_t *lat = malloc((nlat ? nlat : 1) * sizeof *lat);
+    if (!lat)
+        die("out of memory");
+    size_t j = 0;
+    for (unsigned k = 0; k < T; k++) {
+        memcpy(lat + j, w[k].lat, w[k].nlat * sizeof *lat);
+        j += w[k].nlat;
+        free(w[k].lat);
+    }
+    qsort(lat, nlat, sizeof *lat, cmp_u64);
+    struct cell c = {(double)ops / ((double)dt / 1e9) / 1e6, pct(lat, nlat, 0.5),
+                     pct(lat, nlat, 0.99)};
+    free(lat);
+    free(w);
+    free(th);
+    pthread_barrier_destroy(&bar);
+    tg->teardown(st, n);
+    return c;
+}
+
+/* ------------------------------------------------------------ lateness */
+
+struct late_timer {
+    struct tw_stimer st;
+    uint64_t due;
+};
+static uint64_t *late_v;
+static atomic_size_t late_n;
+
+static void on_late(struct tw_service *svc, struct tw_stimer *t)
+{
+    (void)svc;
+    struct late_timer *l = tw_container_of(t, struct late_timer, st);
+    uint64_t now = now_ns();
+    late_v[atomic_fetch_add(&late_n, 1)] = now > l->due ? now - l->due : 0;
+}
+
+static void report_late(const char *name, uint64_t *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_u64);
+    printf("| %s | %zu | %.1f | %.1f | %.1f |\n", name, n, (double)pct(v, n, 0.5) / 1e3,
+           (double)pct(v, n, 0.99) / 1e3, n ? (double)v[n - 1] / 1e3 : 0.0);
+}
+
+static void lateness(size_t n)
+{
+    printf("\nLateness of %zu timers, delays uniform in [1 ms, 1 s], after start + delay "
+           "(CLOCK_MONOTONIC), us:\n\n| target | fired | p50 | p99 | max |\n|---|---:|---:|---:|---:|\n",
+           n);
+    uint64_t seed = 7;
+    /* the service, 1 ms and 100 us ticks */
+    late_v = calloc(n, sizeof *late_v);
+    struct late_timer *lt = calloc(n, sizeof *lt);
+    if (!late_v || !lt)
+        die("out of memory");
+    for (int k = 0; k < 2; k++) {
+        uint64_t tick = k == 0 ? TW_MSEC(1) : TW_USEC(100);
+        struct tw_service *svc;
+        struct tw_service_config cfg;
+        tw_service_config_init(&cfg);
+        cfg.shards = opt_shards;
+        cfg.tick_ns = tick;
+        if (tw_service_create(&svc, &cfg) != 0)
+            die("tw_service_create");
+        atomic_store(&late_n, 0);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t d = TW_MSEC(1) + rnd(&seed) % TW_SEC(1);
+            tw_stimer_init(&lt[i].st, on_late);
+            lt[i].due = now_ns() + d;
+            tw_service_start(svc, &lt[i].st, d, NULL);
+        }
+        tw_service_shutdown(svc, TW_SHUTDOWN_DRAIN);
+        tw_service_destroy(svc);
+        report_late(k == 0 ? "service, 1 ms ticks" : "service, 100 us ticks", late_v,
+                    atomic_load(&late_n));
+    }
+    free(lt);
+    /* the mutex + heap thread */
+    struct heap_st *h = heap_make(n);
+    memset(late_v, 0, n * sizeof *late_v);
+    h->late = late_v;
+    atomic_store(&h->nlate, 0);
+    for (size_t i = 0; i < n; i++)
+        heap_start(h, &h->nodes[i], now_ns() + TW_MSEC(1) + rnd(&seed) % TW_SEC(1));
+    while (atomic_load(&h->nlate) < n) {
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    size_t got = atomic_load(&h->nlate);
+    heap_teardown(h, n);
+    report_late("mutex + heap thread", late_v, got);
+    free(late_v);
+}
+
+/* ------------------------------------------------------------ idle */
+
+/* Wake-ups of an idle service over `ms` milliseconds: with no timer, and
+ * with n timers pending an hour out. */
+static void idle(size_t n, uint64_t ms)
+{
+    printf("\nIdle service (%u shards, 1 ms ticks), worker wake-ups per second over %llu ms:\n\n"
+           "| pending | wake-ups/s |\n|---:|---:|\n",
+           opt_shards, (unsigned long long)ms);
+    for (int k = 0; k < 2; k++) {
+        size_t m = k == 0 ? 0 : n;
+        struct tw_service *svc;
+        struct tw_service_config cfg;
+        tw_service_config_init(&cfg);
+        cfg.shards = opt_shards;
+        if (tw_service_create(&svc, &cfg) != 0)
+            die("tw_service_create");
+        struct tw_stimer *t = calloc(m ? m : 1, sizeof *t);
+        if (!t)
+            die("out of memory");
+        for (size_t i = 0; i < m; i++) {
+            tw_stimer_init(&t[i], noop_stimer);
+            tw_service_start(svc, &t[i], HOUR_NS + i, NULL);
+        }
+        struct tw_service_stats a, b;
+        tw_service_stats(svc, &a);
+        struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+        tw_service_stats(svc, &b);
+        printf("| %zu | %.2f |\n", m, (double)(b.wakeups - a.wakeups) * 1000.0 / (double)ms);
+        tw_service_destroy(svc);
+        free(t);
+    }
+}
+
+/* ------------------------------------------------------------ main */
+
+/* Is `name` one of the comma-separated names of `list`? */
+static int in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n))
+            return 1;
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+static int parse_list(const char *s, double *out, int max)
+{
+    int k = 0;
+    char *dup = strdup(s), *save = NULL;
+    for (char *t = strtok_r(dup, ",", &save); t && k < max; t = strtok_r(NULL, ",", &save))
+        out[k++] = atof(t);
+    free(dup);
+    return k;
+}
+
+int main(int argc, char **argv)
+{
+    double thr[8] = {1, 2, 4, 8}, ns[8] = {1e3, 1e4, 1e5, 1e6};
+    int nthr = 4, nn = 4;
+    const char *tlist = "facility,service,locked,heap,ordered,posix,timerfd";
+    uint64_t ms = 300;
+    size_t nlate = 100000;
+    for (int a = 1; a < argc; a++) {
+        const char *v = a + 1 < argc ? argv[a + 1] : NULL;
+        if (!strcmp(argv[a], "--threads") && v)
+            nthr = parse_list(v, thr, 8), a++;
+        else if (!strcmp(argv[a], "--n") && v)
+            nn = parse_list(v, ns, 8), a++;
+        else if (!strcmp(argv[a], "--target") && v)
+            tlist = v, a++;
+        else if (!strcmp(argv[a], "--ms") && v)
+            ms = (uint64_t)atof(v), a++;
+        else if (!strcmp(argv[a], "--shards") && v)
+            opt_shards = (unsigned)strtoul(v, NULL, 10), a++;
+        else if (!strcmp(argv[a], "--lateness") && v)
+            nlate = (size_t)atof(v), a++;
+        else {
+            fprintf(stderr,
+                    "usage: twsvc [--threads LIST] [--n LIST] [--target LIST] [--ms MS] "
+                    "[--shards S] [--lateness N]\n"
+                    "  --threads   producer threads (default 1,2,4,8)\n"
+                    "  --n         pending timers (default 1e3,1e4,1e5,1e6)\n"
+                    "  --target    facility,service,locked,heap,ordered,posix,timerfd "
+                    "(default all)\n"
+                    "  --ms        milliseconds per cell (default 300)\n"
+                    "  --shards    the service's shards (default 2)\n"
+                    "  --lateness  timers of the lateness run, 0 for none (default 1e5)\n");
+            return strcmp(argv[a], "--help") ? 2 : 0;
+        }
+    }
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    double load[3] = {0, 0, 0};
+    getloadavg(load, 3);
+    printf("twsvc: %ld cores, load %.2f, %llu ms per cell, service shards %u\n\n",
+           sysconf(_SC_NPROCESSORS_ONLN), load[0], (unsigned long long)ms, opt_shards);
+    printf("Stop + start of a random own timer, all pending an hour out: million ops/s "
+           "(p50 / p99 latency in ns)\n\n");
+    printf("| target | threads |");
+    for (int j = 0; j < nn; j++)
+        printf(" n = %.0e |", ns[j]);
+    printf("\n|---|---:|");
+    for (int j = 0; j < nn; j++)
+        printf("---:|");
+    printf("\n");
+    for (size_t k = 0; k < NTARGETS; k++) {
+        const struct target *tg = &targets[k];
+        if (!in_list(tlist, tg->name))
+            continue;
+        for (int i = 0; i < nthr; i++) {
+            unsigned T = (unsigned)thr[i];
+            if (tg->single_thread && T != 1)
+                continue;
+            printf("| %s | %u |", tg->name, T);
+            fflush(stdout);
+            for (int j = 0; j < nn; j++) {
+                size_t n = (size_t)ns[j];
+                if (n > tg->max_n || n < T) { /* not run: too slow (ordered) */
+                    printf(" — |");
+                    continue;
+                }
+                if (!strcmp(tg->name, "timerfd") && n + 64 > rl.rlim_cur) {
+                    printf(" limit |"); /* open files */
+                    continue;
+                }
+                struct cell c = run_cell(tg, n, T, ms);
+                if (c.mops < 0)
+                    printf(" limit |");
+                else
+                    printf(" %.2f (%llu / %llu) |", c.mops, (unsigned long long)c.p50,
+                           (unsigned long long)c.p99);
+                fflush(stdout);
+            }
+            printf("\n");
+        }
+    }
+    if (nlate)
+        lateness(nlate);
+    if (nlate)
+        idle(1000000, 2000);
+    getloadavg(load, 3);
+    printf("\nload at the end %.2f\n", load[0]);
+    return 0;
+}
