@@ -91,6 +91,8 @@ struct svc_st {
     struct tw_stimer *t;
 };
 static unsigned opt_shards = 2;
+static uint32_t opt_placement = TW_PLACE_THREAD;
+static const char *const place_names[] = {"timer", "thread", "ttl"};
 
 static void noop_stimer(struct tw_service *s, struct tw_stimer *t)
 {
@@ -105,6 +107,7 @@ static void *svc_setup(size_t n, unsigned threads)
     struct tw_service_config cfg;
     tw_service_config_init(&cfg);
     cfg.shards = opt_shards;
+    cfg.placement = opt_placement;
     if (!st || tw_service_create(&st->svc, &cfg) != 0)
         die("tw_service_create");
     st->t = aligned_alloc(64, (n * sizeof *st->t + 63) & ~(size_t)63);
@@ -705,18 +708,29 @@ int main(int argc, char **argv)
             ms = (uint64_t)atof(v), a++;
         else if (!strcmp(argv[a], "--shards") && v)
             opt_shards = (unsigned)strtoul(v, NULL, 10), a++;
-        else if (!strcmp(argv[a], "--lateness") && v)
+        else if (!strcmp(argv[a], "--placement") && v) {
+            opt_placement = 99;
+            for (uint32_t k = 0; k < 3; k++)
+                if (!strcmp(v, place_names[k]))
+                    opt_placement = k;
+            if (opt_placement == 99) {
+                fprintf(stderr, "twsvc: --placement: timer, thread or ttl\n");
+                return 2;
+            }
+            a++;
+        } else if (!strcmp(argv[a], "--lateness") && v)
             nlate = (size_t)atof(v), a++;
         else {
             fprintf(stderr,
                     "usage: twsvc [--threads LIST] [--n LIST] [--target LIST] [--ms MS] "
-                    "[--shards S] [--lateness N]\n"
+                    "[--shards S] [--placement P] [--lateness N]\n"
                     "  --threads   producer threads (default 1,2,4,8)\n"
                     "  --n         pending timers (default 1e3,1e4,1e5,1e6)\n"
                     "  --target    facility,service,locked,heap,ordered,posix,timerfd "
                     "(default all)\n"
                     "  --ms        milliseconds per cell (default 300)\n"
                     "  --shards    the service's shards (default 2)\n"
+                    "  --placement the service's placement: timer, thread, ttl (default thread)\n"
                     "  --lateness  timers of the lateness run, 0 for none (default 1e5)\n");
             return strcmp(argv[a], "--help") ? 2 : 0;
         }
@@ -729,8 +743,9 @@ int main(int argc, char **argv)
     }
     double load[3] = {0, 0, 0};
     getloadavg(load, 3);
-    printf("twsvc: %ld cores, load %.2f, %llu ms per cell, service shards %u\n\n",
-           sysconf(_SC_NPROCESSORS_ONLN), load[0], (unsigned long long)ms, opt_shards);
+    printf("twsvc: %ld cores, load %.2f, %llu ms per cell, service shards %u, placement by %s\n\n",
+           sysconf(_SC_NPROCESSORS_ONLN), load[0], (unsigned long long)ms, opt_shards,
+           place_names[opt_placement]);
     printf("Stop + start of a random own timer, all pending an hour out: million ops/s "
            "(p50 / p99 latency in ns)\n\n");
     printf("| target | threads |");

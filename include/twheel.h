@@ -721,10 +721,11 @@ TW_EXTERN int tw_callouts_check(struct tw_callouts *co, char *msg, size_t len);
  * in real time by the service's own threads.  The facilities above are
  * single-threaded; a service owns `shards` of them (default 1), each with
  * a worker thread that sleeps until its next deadline and runs the
- * callbacks that come due, one at a time.  A timer belongs to one shard,
- * chosen by its address; every operation on it takes that shard's lock for
- * O(1) work (a start or stop of the scheme), never a lock of the whole
- * service.  A start whose deadline is before the time the shard sleeps
+ * callbacks that come due, one at a time.  A timer is on one shard at a
+ * time, chosen by the service's placement (by the timer's address, by the
+ * calling thread, or by the interval); every operation on it takes that
+ * shard's lock for O(1) work (a start or stop of the scheme), never a lock
+ * of the whole service.  A start whose deadline is before the time the shard sleeps
  * until wakes the shard; nothing else does, and an idle service makes no
  * periodic wake-ups (docs/service.md).
  *
@@ -777,16 +778,29 @@ typedef void tw_stimer_fn(struct tw_service *svc, struct tw_stimer *timer);
 
 /* A service timer, 64 bytes on LP64: embed it, initialise it once with
  * tw_stimer_init().  Every field is private and changes under the lock of
- * its shard. */
+ * its shard (a move to another shard holds the old one's). */
 struct tw_stimer {
     struct tw_timer tw_node;    /* in its shard's facility */
     tw_stimer_fn *tw_sfn;
     uint64_t tw_gen;            /* the generation of the last start */
-    uint32_t tw_smagic;         /* set by tw_stimer_init() */
-    uint32_t tw_sowner;         /* the service's id while pending or running */
+    uint16_t tw_smagic;         /* set by tw_stimer_init() */
+    uint16_t tw_sshard;         /* its shard + 1 since its first start, else 0 */
+    uint32_t tw_sowner;         /* the service's id while pending */
 };
 
 #define TW_SERVICE_MAX_SHARDS 64
+
+/* Which shard a timer goes to when it is started while idle (a restart
+ * of a pending timer, or a start while its callback runs, leaves it on
+ * its shard). */
+enum tw_placement {
+    TW_PLACE_TIMER = 0,  /* by the timer's address: a timer keeps one shard */
+    TW_PLACE_THREAD = 1, /* the calling thread's (threads are dealt shards in
+                          * turn; a callback's is its worker's): no two
+                          * producers share a lock unless they share timers */
+    TW_PLACE_TTL = 2     /* by the interval (Lawn's split of TTLs between
+                          * workers): timers of one TTL share a shard */
+};
 
 struct tw_service_config {
     /* Each shard's facility, as tw_create() takes it (tw_config_init()'s
@@ -795,16 +809,17 @@ struct tw_service_config {
     struct tw_config facility;
     uint64_t tick_ns;           /* real time per tick, TW_TICK_NS_MIN..MAX */
     uint32_t shards;            /* worker threads, 1..TW_SERVICE_MAX_SHARDS */
+    uint32_t placement;         /* enum tw_placement */
 };
 
-/* The defaults: the hierarchical wheel, 1 ms ticks, one shard.  Returns 0
- * or TW_EINVAL (NULL). */
+/* The defaults: the hierarchical wheel, 1 ms ticks, one shard, placement
+ * by thread.  Returns 0 or TW_EINVAL (NULL). */
 TW_EXTERN int tw_service_config_init(struct tw_service_config *cfg);
 
 /* Create a service and start its threads (CLOCK_MONOTONIC).  Returns 0 and
  * stores it in *out, or TW_EINVAL (NULL out), TW_ECONFIG (a facility
- * configuration tw_config_check() refuses, a tick or shard count out of
- * range; cfg NULL is the defaults), TW_ENOMEM, or TW_EAGAIN (a thread
+ * configuration tw_config_check() refuses, a tick, shard count or
+ * placement out of range; cfg NULL is the defaults), TW_ENOMEM, or TW_EAGAIN (a thread
  * could not be created); on error nothing is left behind. */
 TW_EXTERN int tw_service_create(struct tw_service **out, const struct tw_service_config *cfg);
 

@@ -5,11 +5,11 @@
  *
  * Everything a shard has -- its facility, its clock, the timer whose
  * callback runs, the time its worker sleeps until -- changes under its
- * lock, and so does every field of a timer but its owner (below).  An
- * operation from any thread is: find the timer's shard from its address,
- * lock it, O(1) work on the facility (a start or stop of the scheme, a
- * clock reading), unlock, and a signal to the worker when a start comes
- * before the worker's wake-up.  The worker takes the lock to advance the
+ * lock, and so does every field of a timer but its owner and its shard
+ * (below).  An operation from any thread is: find the timer's shard (its
+ * shard field), lock it, O(1) work on the facility (a start or stop of the
+ * scheme, a clock reading), unlock, and a signal to the worker when a
+ * start comes before the worker's wake-up.  The worker takes the lock to advance the
  * facility and pops the timers due one at a time (tw_collect() and
  * tw_get_expired(): the pull interface), releasing the lock around each
  * callback.  So a callback may take the lock again (start, stop), and a
@@ -17,10 +17,11 @@
  * in the facility (its callback will not run: 1), idle (0), or running,
  * which stop_sync waits out on the shard's `idle` condition.
  *
- * The owner field (the service's id while the timer is pending) is read
- * before the lock of the right service is known to be held -- a timer
- * misused on two services -- so it is accessed atomically: a misuse then
- * costs a TW_EOWNER, not a data race.
+ * Two fields of a timer are read before the right lock is known to be
+ * held, so they are accessed atomically: its shard (to find the lock; it
+ * changes only under the lock of the shard it names, see lock_timer()),
+ * and its owner (the service's id while it is pending: a timer misused on
+ * two services then costs a TW_EOWNER, not a data race).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -28,6 +29,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 #if defined(__linux__)
@@ -35,7 +37,7 @@
 #endif
 
 #define SERVICE_MAGIC 0x74777376u /* "twsv" */
-#define STIMER_MAGIC 0x7e1d5e71u
+#define STIMER_MAGIC 0x5e71u
 
 /* What a shard accepts (its mode, under its lock). */
 enum {
@@ -67,6 +69,8 @@ struct tw_service {
     uint32_t magic;
     uint32_t id;                  /* stored in the timers it has */
     unsigned nshards;
+    uint32_t placement;           /* enum tw_placement */
+    _Atomic unsigned next_home;   /* TW_PLACE_THREAD: the next thread's shard */
     uint64_t tick_ns;
     pthread_mutex_t shut_lock;    /* shutdown is called once */
     int shut;
@@ -81,6 +85,11 @@ static _Atomic uint32_t next_id = 1;
  * anything another thread writes. */
 static _Thread_local struct shard *this_shard;
 
+/* TW_PLACE_THREAD: the calling thread's shard of the service it used
+ * last (another service deals it a shard anew). */
+static _Thread_local uint32_t home_svc;
+static _Thread_local unsigned home_ix;
+
 static uint32_t owner_of(const struct tw_stimer *t)
 {
     return __atomic_load_n(&t->tw_sowner, __ATOMIC_RELAXED);
@@ -91,12 +100,56 @@ static void set_owner(struct tw_stimer *t, uint32_t id)
     __atomic_store_n(&t->tw_sowner, id, __ATOMIC_RELAXED);
 }
 
-/* The shard of a timer: from its address (Fibonacci hashing, then a
- * multiply-shift into [0, n)), so that finding it reads nothing. */
-static struct shard *shard_of(struct tw_service *svc, const struct tw_stimer *t)
+/* A value's shard: Fibonacci hashing, then a multiply-shift into
+ * [0, nshards). */
+static unsigned hash_ix(const struct tw_service *svc, uint64_t v)
 {
-    uint64_t h = ((uint64_t)(uintptr_t)t * UINT64_C(0x9e3779b97f4a7c15)) >> 32;
-    return &svc->shard[(h * svc->nshards) >> 32];
+    uint64_t h = (v * UINT64_C(0x9e3779b97f4a7c15)) >> 32;
+    return (unsigned)((h * svc->nshards) >> 32);
+}
+
+/* The shard a start of an idle t moves it to, by the service's
+ * placement; ns is the start's interval. */
+static struct shard *placed(struct tw_service *svc, const struct tw_stimer *t, uint64_t ns)
+{
+    switch (svc->placement) {
+    case TW_PLACE_THREAD:
+        if (this_shard != NULL && this_shard->svc == svc)
+            return this_shard; /* a callback: its worker's */
+        if (home_svc != svc->id) {
+            home_svc = svc->id;
+            home_ix = atomic_fetch_add(&svc->next_home, 1u) % svc->nshards;
+        }
+        return &svc->shard[home_ix];
+    case TW_PLACE_TTL:
+        return &svc->shard[hash_ix(svc, ns / svc->tick_ns)];
+    default:
+        return &svc->shard[hash_ix(svc, (uint64_t)(uintptr_t)t)];
+    }
+}
+
+static unsigned shard_field(const struct tw_stimer *t)
+{
+    return __atomic_load_n(&t->tw_sshard, __ATOMIC_RELAXED);
+}
+
+/* Lock the shard t is on and return it: the one its shard field names,
+ * or, for a timer never started (0; or a shard number beyond this
+ * service's, left by a bigger one), the shard of its address.  The field
+ * changes only under the lock of that shard, so once it is held and the
+ * field is as read, t stays on it. */
+static struct shard *lock_timer(struct tw_service *svc, struct tw_stimer *t)
+{
+    for (;;) {
+        unsigned ix = shard_field(t);
+        struct shard *sh = ix != 0 && ix <= svc->nshards
+                               ? &svc->shard[ix - 1]
+                               : &svc->shard[hash_ix(svc, (uint64_t)(uintptr_t)t)];
+        pthread_mutex_lock(&sh->lock);
+        if (shard_field(t) == ix)
+            return sh;
+        pthread_mutex_unlock(&sh->lock);
+    }
 }
 
 static int valid_service(const struct tw_service *svc)
@@ -188,6 +241,7 @@ int tw_service_config_init(struct tw_service_config *cfg)
     (void)tw_config_init(&cfg->facility, TW_HIERARCHICAL);
     cfg->tick_ns = TW_MSEC(1);
     cfg->shards = 1;
+    cfg->placement = TW_PLACE_THREAD;
     return 0;
 }
 
@@ -252,7 +306,8 @@ int tw_service_create(struct tw_service **out, const struct tw_service_config *c
         cfg = &def;
     }
     if (tw_config_check(&cfg->facility, NULL) != 0 || cfg->tick_ns < TW_TICK_NS_MIN ||
-        cfg->tick_ns > TW_TICK_NS_MAX || cfg->shards < 1 || cfg->shards > TW_SERVICE_MAX_SHARDS)
+        cfg->tick_ns > TW_TICK_NS_MAX || cfg->shards < 1 || cfg->shards > TW_SERVICE_MAX_SHARDS ||
+        cfg->placement > TW_PLACE_TTL)
         return TW_ECONFIG;
     size_t size = sizeof(struct tw_service) + cfg->shards * sizeof(struct shard);
     size = (size + 63) & ~(size_t)63;
@@ -264,6 +319,7 @@ int tw_service_create(struct tw_service **out, const struct tw_service_config *c
     if (svc->id == 0)
         svc->id = next_id++;
     svc->tick_ns = cfg->tick_ns;
+    svc->placement = cfg->placement;
     if (pthread_mutex_init(&svc->shut_lock, NULL) != 0) {
         free(svc);
         return TW_ENOMEM;
@@ -369,6 +425,46 @@ static int foreign(const struct tw_service *svc, const struct tw_stimer *t)
     return o != 0 && o != svc->id;
 }
 
+/* Start t on shard sh, whose lock is held. */
+static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *t, uint64_t ns,
+                    uint64_t *gen)
+{
+    if (sh->mode != MODE_RUNNING)
+        return TW_ESHUTDOWN;
+    if (foreign(svc, t))
+        return TW_EOWNER;
+    tw_clock_update(&sh->clk);
+    tw_time_t d = tw_clock_after(&sh->clk, ns);
+    int rc = tw_start_at(sh->tw, &t->tw_node, d);
+    if (rc != 0)
+        return rc;
+    set_owner(t, svc->id);
+    if (++t->tw_gen == 0)
+        t->tw_gen = 1;
+    if (gen)
+        *gen = t->tw_gen;
+    /* Wake the worker if it now has an earlier wake-up: a deadline before
+     * its sleep tells (in a scheme that fires late the wake-up may still
+     * be later: ask it then). */
+    tw_time_t w;
+    if (sh->sleep_until != AWAKE && d < sh->sleep_until && tw_next_wakeup(sh->tw, &w) == 1 &&
+        w < sh->sleep_until) {
+        sh->wakes_sent++;
+        pthread_cond_signal(&sh->wake);
+    }
+    return 0;
+}
+
+/*
+ * A start locks the shard t is on.  If t is idle there (neither pending
+ * nor running) and the placement picks another shard, t moves: its shard
+ * field is rewritten under the old shard's lock, which is then released,
+ * and the start takes the new shard's lock and checks that t is still
+ * placed there (another thread may have moved it on meanwhile: then it
+ * begins again).  t holds no state on either shard in between, so the
+ * start takes effect, as every call does, under one lock: the new
+ * shard's.  A pending or running t is started where it is.
+ */
 int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint64_t ns, uint64_t *gen)
 {
     int rc = check_timer(svc, t);
@@ -376,35 +472,23 @@ int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint64_t ns, u
         return rc;
     if (t->tw_sfn == NULL)
         return TW_EINVAL;
-    struct shard *sh = shard_of(svc, t);
-    pthread_mutex_lock(&sh->lock);
-    if (sh->mode != MODE_RUNNING) {
-        rc = TW_ESHUTDOWN;
-    } else if (foreign(svc, t)) {
-        rc = TW_EOWNER;
-    } else {
-        tw_clock_update(&sh->clk);
-        tw_time_t d = tw_clock_after(&sh->clk, ns);
-        rc = tw_start_at(sh->tw, &t->tw_node, d);
-        if (rc == 0) {
-            set_owner(t, svc->id);
-            if (++t->tw_gen == 0)
-                t->tw_gen = 1;
-            if (gen)
-                *gen = t->tw_gen;
-            /* Wake the worker if it now has an earlier wake-up: a deadline
-             * before its sleep tells (in a scheme that fires late the
-             * wake-up may still be later: ask it then). */
-            tw_time_t w;
-            if (sh->sleep_until != AWAKE && d < sh->sleep_until &&
-                tw_next_wakeup(sh->tw, &w) == 1 && w < sh->sleep_until) {
-                sh->wakes_sent++;
-                pthread_cond_signal(&sh->wake);
+    struct shard *to = placed(svc, t, ns);
+    uint16_t ix = (uint16_t)(to - svc->shard + 1);
+    for (;;) {
+        struct shard *sh = lock_timer(svc, t);
+        if (shard_field(t) != ix && !foreign(svc, t) && sh->running != t &&
+            !tw_timer_pending(&t->tw_node)) {
+            /* Idle: placed on `to`, under the lock of the shard it was on. */
+            __atomic_store_n(&t->tw_sshard, ix, __ATOMIC_RELAXED);
+            if (sh != to) {
+                pthread_mutex_unlock(&sh->lock);
+                continue; /* lock_timer() finds it on `to`, or wherever it went */
             }
         }
+        rc = start_on(svc, sh, t, ns, gen);
+        pthread_mutex_unlock(&sh->lock);
+        return rc;
     }
-    pthread_mutex_unlock(&sh->lock);
-    return rc;
 }
 
 /* Stop t if pending, under its shard's lock: 1 or 0. */
@@ -421,8 +505,7 @@ int tw_service_stop(struct tw_service *svc, struct tw_stimer *t, uint64_t gen)
     int rc = check_timer(svc, t);
     if (rc)
         return rc;
-    struct shard *sh = shard_of(svc, t);
-    pthread_mutex_lock(&sh->lock);
+    struct shard *sh = lock_timer(svc, t);
     if (foreign(svc, t))
         rc = TW_EOWNER;
     else if (gen == 0 || gen == t->tw_gen)
@@ -436,15 +519,18 @@ int tw_service_stop_sync(struct tw_service *svc, struct tw_stimer *t, uint64_t g
     int rc = check_timer(svc, t);
     if (rc)
         return rc;
-    struct shard *sh = shard_of(svc, t);
-    pthread_mutex_lock(&sh->lock);
+    struct shard *sh = lock_timer(svc, t);
     if (foreign(svc, t)) {
         rc = TW_EOWNER;
     } else if (sh->running == t && this_shard == sh) {
         rc = TW_EDEADLK; /* its own callback: it would wait for itself */
     } else if (gen == 0 || gen == t->tw_gen) {
         /* Stop it, wait out a running callback, and stop it again if that
-         * callback armed the same generation's timer anew (gen 0: any). */
+         * callback armed it anew (gen 0: any generation).  The lock is
+         * released while waiting: once the callback has returned, another
+         * thread may have moved the idle timer to another shard and
+         * started it there, which is not the callback's doing. */
+        unsigned on = shard_field(t);
         for (;;) {
             if (stop_locked(sh, t) == 1)
                 rc = 1;
@@ -453,8 +539,8 @@ int tw_service_stop_sync(struct tw_service *svc, struct tw_stimer *t, uint64_t g
             sh->waiting++;
             pthread_cond_wait(&sh->idle, &sh->lock);
             sh->waiting--;
-            if (gen != 0 && gen != t->tw_gen)
-                break; /* re-armed: a later generation, not ours to stop */
+            if (shard_field(t) != on || (gen != 0 && gen != t->tw_gen))
+                break; /* moved, or a later generation: not ours to stop */
         }
     }
     pthread_mutex_unlock(&sh->lock);

@@ -75,6 +75,7 @@ static uint64_t rnd(uint64_t *s)
 }
 
 static enum tw_scheme the_scheme;
+static enum tw_placement the_placement;
 /* "An hour out", or as far as the scheme reaches (wheel: MaxInterval
  * ticks of 1 ms). */
 static uint64_t far_ns;
@@ -89,6 +90,7 @@ static struct tw_service *make(unsigned shards, uint64_t tick_ns)
     /* wheel reaches MaxInterval (4096) ticks: 1 ms ticks keep far_ns in it */
     cfg.tick_ns = the_scheme == TW_WHEEL && tick_ns < TW_MSEC(1) ? TW_MSEC(1) : tick_ns;
     cfg.shards = shards;
+    cfg.placement = the_placement;
     struct tw_service *svc = NULL;
     int rc = tw_service_create(&svc, &cfg);
     CHECK_EQ(rc, 0);
@@ -285,6 +287,8 @@ static void case_stop_sync(void)
     CHECK_EQ(t.fires, 1);
 
     /* From its own callback. */
+    atomic_store(&own_rc_sync, 99);
+    atomic_store(&own_rc_stop, 99);
     struct tw_stimer self;
     tw_stimer_init(&self, on_fire_self_stop);
     CHECK_EQ(tw_service_start(svc, &self, TW_MSEC(1), NULL), 0);
@@ -396,6 +400,9 @@ static void case_bad_input(void)
     cfg.tick_ns = TW_SEC(3600);
     CHECK_EQ(tw_service_create(&bad, &cfg), TW_ECONFIG);
     cfg.tick_ns = TW_MSEC(1);
+    cfg.placement = 3;
+    CHECK_EQ(tw_service_create(&bad, &cfg), TW_ECONFIG);
+    cfg.placement = TW_PLACE_TIMER;
     cfg.facility.scheme = (enum tw_scheme)999;
     CHECK_EQ(tw_service_create(&bad, &cfg), TW_ECONFIG);
     CHECK(bad == NULL);
@@ -599,15 +606,23 @@ int main(int argc, char **argv)
     the_scheme = (enum tw_scheme)s;
     far_ns = the_scheme == TW_WHEEL ? TW_SEC(3) : TW_SEC(3600);
     double seconds = argc > 2 ? atof(argv[2]) : 0.6;
-    case_bad_input();
-    case_stop_and_generations();
-    case_fire();
-    case_stop_sync();
-    case_restart_from_callback();
-    case_shutdown();
-    case_idle();
-    case_free_after_stop_sync();
-    case_stress(seconds);
+    static const char *const place_names[] = {"timer", "thread", "ttl"};
+    for (int p = TW_PLACE_TIMER; p <= TW_PLACE_TTL; p++) {
+        the_placement = (enum tw_placement)p;
+        unsigned long before = atomic_load(&failures);
+        case_bad_input();
+        case_stop_and_generations();
+        case_fire();
+        case_stop_sync();
+        case_restart_from_callback();
+        case_shutdown();
+        case_idle();
+        case_free_after_stop_sync();
+        case_stress(seconds / 3);
+        if (atomic_load(&failures) != before)
+            fprintf(stderr, "twheel_service %s: the failures above are with placement by %s\n",
+                    argv[1], place_names[p]);
+    }
     unsigned long f = atomic_load(&failures);
     if (f) {
         fprintf(stderr, "twheel_service %s: %lu failures\n", argv[1], f);
