@@ -109,6 +109,7 @@ struct ttimer {
     uint64_t gen;            /* the generation of the arming */
     unsigned long starts, stops, fires;
     atomic_int in_callback;  /* 1 while its callback runs */
+    atomic_int gate;         /* 1: the callback waits until it is 0 */
     uint64_t hold_ns;        /* the callback sleeps this long */
     int restart_left;        /* the callback restarts it this many times */
     uint64_t restart_ns;
@@ -135,6 +136,8 @@ static void on_fire(struct tw_service *svc, struct tw_stimer *st)
     pthread_mutex_unlock(&t->m);
     if (hold)
         sleep_ns(hold);
+    while (atomic_load(&t->gate))
+        sleep_ns(100000);
     atomic_store(&t->in_callback, 0);
 }
 
@@ -299,6 +302,35 @@ static void case_stop_sync(void)
     CHECK_EQ(atomic_load(&own_rc_stop), 0);
     CHECK_EQ(tw_service_stop_sync(svc, &self, 0), 0);
     CHECK_EQ(tw_service_destroy(svc), 0);
+}
+
+/* Another thread restarts a timer while its callback runs: the timer is
+ * pending again at once, and fires again after the callback has
+ * returned; stop_sync then finds it idle. */
+static void case_restart_while_running(void)
+{
+    struct tw_service *svc = make(2, TW_USEC(100));
+    if (!svc)
+        return;
+    struct ttimer t;
+    ttimer_init(&t);
+    atomic_store(&t.gate, 1); /* the callback waits for the test */
+    CHECK_EQ(tstart(svc, &t, TW_MSEC(1)), 0);
+    CHECK(wait_disarmed(&t, 1, TW_SEC(30))); /* its callback has begun */
+    CHECK(atomic_load(&t.in_callback));
+    CHECK_EQ(tstart(svc, &t, TW_MSEC(1)), 0); /* restarted while it runs */
+    CHECK_EQ(tw_service_count(svc), 1);       /* pending at once */
+    sleep_ns(TW_MSEC(5));
+    CHECK_EQ(t.fires, 1); /* its shard runs one callback at a time */
+    atomic_store(&t.gate, 0);
+    CHECK(wait_disarmed(&t, 1, TW_SEC(30))); /* fires again */
+    uint64_t end = now_ns() + TW_SEC(30);
+    while (atomic_load(&t.in_callback) && now_ns() < end)
+        sleep_ns(100000);
+    CHECK_EQ(t.fires, 2);
+    CHECK_EQ(tw_service_stop_sync(svc, &t.st, 0), 0);
+    CHECK_EQ(tw_service_destroy(svc), 0);
+    pthread_mutex_destroy(&t.m);
 }
 
 /* A callback restarts its own timer; stop_sync from another thread ends
@@ -615,6 +647,7 @@ int main(int argc, char **argv)
         case_fire();
         case_stop_sync();
         case_restart_from_callback();
+        case_restart_while_running();
         case_shutdown();
         case_idle();
         case_free_after_stop_sync();
