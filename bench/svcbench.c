@@ -44,7 +44,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -434,9 +436,182 @@ static void tfd_teardown(void *p, size_t n)
     free(fd);
 }
 
+/* inbox: the lock-free alternative to the shard lock, as a prototype.
+ * A producer never touches the facility: it writes the timer's requested
+ * deadline and state (atomics), and queues the timer on its shard's
+ * inbox -- an intrusive multi-producer queue (Vyukov's), one atomic
+ * exchange per push, in which a timer is at most once (its `queued`
+ * flag), so the inbox is bounded by the timers and never grows.  A stop
+ * says whether it prevented the callback from an exchange of the state
+ * word.  The shard's worker pops the inbox and applies each timer's
+ * latest request to its facility; it spins a little when the inbox is
+ * empty, then sleeps on a futex that a push wakes.  Producers go to the
+ * shard of their thread, as the service's placement by thread. */
+struct ibox_timer {
+    struct tw_timer node;                 /* the worker's facility only */
+    _Atomic uint64_t req;                 /* the requested deadline, in ticks */
+    _Atomic uint32_t state;               /* 1 armed, 0 stopped */
+    _Atomic uint32_t queued;              /* in its shard's inbox */
+    struct ibox_timer *_Atomic next;      /* inbox link */
+    unsigned shard;
+};
+struct ibox_shard {
+    _Alignas(64) struct ibox_timer *_Atomic tail; /* producers push here */
+    _Atomic uint32_t sleeping;
+    _Alignas(64) struct ibox_timer *head;         /* the worker pops here */
+    struct ibox_timer stub;
+    struct tw *tw;
+    struct tw_clock clk;
+    _Atomic int quit;
+    pthread_t worker;
+    uint64_t applied;
+};
+struct ibox_st {
+    struct ibox_shard *sh;
+    unsigned nsh;
+    struct ibox_timer *t;
+};
+
+static void ibox_push(struct ibox_shard *q, struct ibox_timer *n)
+{
+    atomic_store_explicit(&n->next, NULL, memory_order_relaxed);
+    struct ibox_timer *prev = atomic_exchange_explicit(&q->tail, n, memory_order_acq_rel);
+    atomic_store_explicit(&prev->next, n, memory_order_release);
+    if (atomic_load_explicit(&q->sleeping, memory_order_seq_cst) &&
+        atomic_exchange(&q->sleeping, 0))
+        syscall(SYS_futex, &q->sleeping, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static struct ibox_timer *ibox_pop(struct ibox_shard *q)
+{
+    struct ibox_timer *head = q->head;
+    struct ibox_timer *next = atomic_load_explicit(&head->next, memory_order_acquire);
+    if (head == &q->stub) {
+        if (next == NULL)
+            return NULL;
+        q->head = next;
+        head = next;
+        next = atomic_load_explicit(&next->next, memory_order_acquire);
+    }
+    if (next != NULL) {
+        q->head = next;
+        return head;
+    }
+    if (head != atomic_load_explicit(&q->tail, memory_order_acquire))
+        return NULL; /* a push is half done: later */
+    ibox_push(q, &q->stub);
+    next = atomic_load_explicit(&head->next, memory_order_acquire);
+    if (next != NULL) {
+        q->head = next;
+        return head;
+    }
+    return NULL;
+}
+
+static void *ibox_worker(void *p)
+{
+    struct ibox_shard *q = p;
+    unsigned idle = 0;
+    while (!atomic_load(&q->quit)) {
+        struct ibox_timer *n = ibox_pop(q);
+        if (n == NULL) {
+            if (++idle < 2000) {
+                __builtin_ia32_pause();
+                continue;
+            }
+            idle = 0;
+            atomic_store(&q->sleeping, 1);
+            if (ibox_pop(q) == NULL && !atomic_load(&q->quit)) {
+                struct timespec ts = {0, 1000000}; /* at most 1 ms: the time moves */
+                syscall(SYS_futex, &q->sleeping, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
+            }
+            atomic_store(&q->sleeping, 0);
+            tw_advance(q->tw, tw_clock_update(&q->clk));
+            continue;
+        }
+        idle = 0;
+        /* Clear `queued` before reading the request: a request made after
+         * the read queues the timer again. */
+        atomic_store(&n->queued, 0);
+        if (atomic_load(&n->state))
+            tw_start_at(q->tw, &n->node, atomic_load(&n->req));
+        else
+            tw_stop(q->tw, &n->node);
+        q->applied++;
+    }
+    return NULL;
+}
+
+static void *ibox_setup(size_t n, unsigned threads)
+{
+    struct ibox_st *st = calloc(1, sizeof *st);
+    if (!st)
+        die("out of memory");
+    st->nsh = opt_shards;
+    st->sh = aligned_alloc(64, ((st->nsh * sizeof *st->sh) + 63) & ~(size_t)63);
+    st->t = calloc(n, sizeof *st->t);
+    if (!st->sh || !st->t)
+        die("out of memory");
+    for (unsigned k = 0; k < st->nsh; k++) {
+        struct ibox_shard *q = &st->sh[k];
+        memset(q, 0, sizeof *q);
+        q->head = &q->stub;
+        atomic_store(&q->tail, &q->stub);
+        tw_clock_init(&q->clk, TW_CLOCK_MONOTONIC, TW_MSEC(1));
+        if (tw_clock_create(&q->tw, NULL, &q->clk) != 0)
+            die("tw_clock_create");
+    }
+    /* the timers of producer k (ops of run_cell) go to shard k % shards */
+    for (size_t i = 0; i < n; i++) {
+        struct ibox_timer *t = &st->t[i];
+        tw_timer_init(&t->node, NULL);
+        unsigned k = (unsigned)(i * threads / n);
+        t->shard = k % st->nsh;
+        struct ibox_shard *q = &st->sh[t->shard];
+        tw_clock_start(&q->clk, q->tw, &t->node, HOUR_NS + i);
+        atomic_store(&t->state, 1);
+        atomic_store(&t->req, tw_timer_deadline(&t->node));
+    }
+    for (unsigned k = 0; k < st->nsh; k++)
+        pthread_create(&st->sh[k].worker, NULL, ibox_worker, &st->sh[k]);
+    return st;
+}
+
+static void ibox_op(void *p, size_t i, uint64_t *seed)
+{
+    struct ibox_st *st = p;
+    struct ibox_timer *t = &st->t[i];
+    struct ibox_shard *q = &st->sh[t->shard];
+    /* stop: prevented if it was armed */
+    if (atomic_exchange(&t->state, 0) == 1 && !atomic_exchange(&t->queued, 1))
+        ibox_push(q, t);
+    /* start: the deadline from a fresh reading, rounded up */
+    uint64_t d = (now_ns() + HOUR_NS + rnd(seed) % 1000000000u + 999999u) / 1000000u;
+    atomic_store(&t->req, d);
+    atomic_store(&t->state, 1);
+    if (!atomic_exchange(&t->queued, 1))
+        ibox_push(q, t);
+}
+
+static void ibox_teardown(void *p, size_t n)
+{
+    (void)n;
+    struct ibox_st *st = p;
+    for (unsigned k = 0; k < st->nsh; k++) {
+        atomic_store(&st->sh[k].quit, 1);
+        syscall(SYS_futex, &st->sh[k].sleeping, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        pthread_join(st->sh[k].worker, NULL);
+        tw_destroy(st->sh[k].tw);
+    }
+    free(st->sh);
+    free(st->t);
+    free(st);
+}
+
 static struct target targets[] = {
     {"facility", (size_t)-1, 1, facility_setup, facility_op, locked_teardown},
     {"service", (size_t)-1, 0, svc_setup, svc_op, svc_teardown},
+    {"inbox", (size_t)-1, 0, ibox_setup, ibox_op, ibox_teardown},
     {"locked", (size_t)-1, 0, locked_setup, locked_op, locked_teardown},
     {"heap", (size_t)-1, 0, heap_setup, heap_op, heap_teardown},
     {"ordered", 10000, 0, ordered_setup, locked_op, locked_teardown},
@@ -693,7 +868,7 @@ int main(int argc, char **argv)
 {
     double thr[8] = {1, 2, 4, 8}, ns[8] = {1e3, 1e4, 1e5, 1e6};
     int nthr = 4, nn = 4;
-    const char *tlist = "facility,service,locked,heap,ordered,posix,timerfd";
+    const char *tlist = "facility,service,inbox,locked,heap,ordered,posix,timerfd";
     uint64_t ms = 300;
     size_t nlate = 100000;
     for (int a = 1; a < argc; a++) {
@@ -726,7 +901,7 @@ int main(int argc, char **argv)
                     "[--shards S] [--placement P] [--lateness N]\n"
                     "  --threads   producer threads (default 1,2,4,8)\n"
                     "  --n         pending timers (default 1e3,1e4,1e5,1e6)\n"
-                    "  --target    facility,service,locked,heap,ordered,posix,timerfd "
+                    "  --target    facility,service,inbox,locked,heap,ordered,posix,timerfd "
                     "(default all)\n"
                     "  --ms        milliseconds per cell (default 300)\n"
                     "  --shards    the service's shards (default 2)\n"

@@ -1715,6 +1715,61 @@ static void case_many_timers(struct ctx *c)
     free(t);
 }
 
+static int cmp_time(const void *a, const void *b)
+{
+    tw_time_t x = *(const tw_time_t *)a, y = *(const tw_time_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Enough timers (more than 2^14) that the hierarchical wheels walk a
+ * slot that comes up with its lanes interleaved, with fewer after half
+ * of them fired (one lane after another): started in deadline order,
+ * advanced in steps of 97 ticks, each fires once, at the first step at
+ * or after its deadline (late schemes: by the step after latest_fire). */
+static void case_many_migrate(struct ctx *c)
+{
+    enum { N = 40000, STEP = 97 };
+    CREATE(tw);
+    struct ttimer *t = malloc(N * sizeof *t);
+    tw_time_t *dl = malloc(N * sizeof *dl);
+    ASSERT_NOT_NULL(t);
+    ASSERT_NOT_NULL(dl);
+    struct rng r;
+    rng_seed(&r, 7);
+    tw_time_t now = tw_now(tw);
+    for (int i = 0; i < N; i++)
+        dl[i] = cap_interval(tw, 1 + rng_below(&r, 1u << 16));
+    qsort(dl, N, sizeof *dl, cmp_time); /* ordered's start stays O(1) */
+    for (int i = 0; i < N; i++) {
+        tt_init(&t[i], i);
+        ASSERT_OK(tw_start(tw, &t[i].node, dl[i]));
+        dl[i] = tw_timer_deadline(&t[i].node);
+    }
+    ASSERT_CHECK(tw);
+    tw_time_t at = now;
+    for (unsigned k = 0; tw_count(tw) > 0 && at != TW_TIME_MAX; k++) {
+        at = sat_add(at, STEP);
+        ASSERT_GE_INT(tw_advance(tw, at), 0);
+        if (k % 64 == 0)
+            ASSERT_CHECK(tw);
+    }
+    ASSERT_CHECK(tw);
+    for (int i = 0; i < N; i++) {
+        tw_time_t step_at = now + (dl[i] - now + STEP - 1) / STEP * STEP;
+        tw_time_t late = latest_fire(c->scheme, now, dl[i]);
+        tw_time_t late_at = now + (late - now + STEP - 1) / STEP * STEP;
+        ASSERT_EQ_INT(t[i].fired, 1);
+        ASSERT_GE_U64(t[i].fired_at, dl[i]);
+        if (scheme_exact(c->scheme))
+            ASSERT_EQ_U64(t[i].fired_at, step_at);
+        else
+            ASSERT_LE_U64(t[i].fired_at, late_at);
+    }
+    ASSERT_OK(tw_destroy(tw));
+    free(dl);
+    free(t);
+}
+
 const struct test_case test_suite_cases[] = {
     {"zero_interval", case_zero_interval, 1},
     {"past_deadline", case_past_deadline, 1},
@@ -1751,5 +1806,6 @@ const struct test_case test_suite_cases[] = {
     {"stop_in_start_order", case_stop_in_start_order, 1},
     {"stale_queue_keys", case_stale_queue_keys, 1},
     {"many_timers", case_many_timers, 1},
+    {"many_migrate", case_many_migrate, 1},
 };
 const size_t test_suite_cases_count = sizeof test_suite_cases / sizeof test_suite_cases[0];
