@@ -745,29 +745,44 @@ TW_EXTERN int tw_callouts_check(struct tw_callouts *co, char *msg, size_t len);
  *     tw_service_shutdown(svc, TW_SHUTDOWN_CANCEL);
  *     tw_service_destroy(svc);
  *
- * Stop semantics.  tw_service_stop() returns 1 when it prevented the
- * callback (the timer was pending), 0 when it did not: the timer was idle,
- * has fired, or its callback is running now.  tw_service_stop_sync() does
- * the same and then waits until no callback of the timer is running (the
- * kernel's del_timer_sync()): when it returns the timer is idle and its
- * callback is not running, so its memory may be freed, unless another
- * thread started it again meanwhile.  Called from the timer's own callback
+ * Stop semantics.  tw_service_stop() returns 1 when it prevented a
+ * callback (the timer was pending), 0 when it did not: the timer was not
+ * pending (idle, or fired; its callback may be running now).  A timer
+ * restarted while its callback runs is pending and running at once: a
+ * stop then returns 1 and the running callback finishes.
+ * tw_service_stop_sync() does the same and then waits until no callback
+ * of the timer is running (the kernel's del_timer_sync()), stopping a
+ * re-arm that callback made; it returns 1 if it stopped any arming.  When
+ * it returns (given gen 0) the timer is idle and its callback is not
+ * running, so its memory may be freed, unless another thread started it
+ * again meanwhile.  The worker does not touch a timer after its callback
+ * returns, so a callback may free its own timer, if no other code stops
+ * it.  Called from the timer's own callback
  * it would wait for itself: it returns TW_EDEADLK and changes nothing.
  * Like del_timer_sync(), it must not be called while holding a lock that
  * the timer's callback takes, and two callbacks on different shards must
  * not stop_sync each other.
  *
  * Generations.  Every successful start gives the timer a new generation
- * (*gen, never 0).  A stop given a generation acts only if the timer's is
- * still that one: a stop carrying the generation of an earlier start,
- * from a thread that has not seen a later one, returns 0 and cancels
- * nothing.  0 stops whatever generation is current.
+ * (*gen, never 0; they increase, and tw_stimer_init() starts them over).
+ * A stop given a generation acts only if the timer's is still that one: a
+ * stop carrying the generation of an earlier start, from a thread that
+ * has not seen a later one, returns 0 and cancels nothing (stop_sync then
+ * returns at once, without waiting: free a timer only after a stop_sync
+ * with gen 0).  0 stops whatever generation is current.
  *
  * Callbacks run in the shard's worker thread with no lock held.  They may
  * start, restart and stop any timer, their own included (a restart from
  * the callback arms the timer again: it is pending and the callback is
- * running, both at once), and use tw_service_stop_sync() on timers of
- * other shards.  A callback that blocks delays every timer of its shard.
+ * running, both at once), and use tw_service_stop_sync() on any timer but
+ * their own (a timer of the same shard cannot be running then).  A
+ * callback that blocks delays every timer of its shard.
+ *
+ * Lifetime.  Every call but tw_service_destroy() may be made from any
+ * thread at any time until tw_service_destroy(), which no other thread
+ * may be inside or call after.  After tw_service_shutdown(), start fails
+ * (TW_ESHUTDOWN), and stop, stop_sync, count and stats still answer
+ * (every timer is idle).
  */
 
 struct tw_service;   /* opaque */
@@ -792,14 +807,18 @@ struct tw_stimer {
 
 /* Which shard a timer goes to when it is started while idle (a restart
  * of a pending timer, or a start while its callback runs, leaves it on
- * its shard). */
+ * its shard).  A move takes effect, like every call, under one lock: a
+ * stop that comes while a start moves the timer finds it idle (0), as it
+ * would just before that start. */
 enum tw_placement {
     TW_PLACE_TIMER = 0,  /* by the timer's address: a timer keeps one shard */
     TW_PLACE_THREAD = 1, /* the calling thread's (threads are dealt shards in
-                          * turn; a callback's is its worker's): no two
-                          * producers share a lock unless they share timers */
-    TW_PLACE_TTL = 2     /* by the interval (Lawn's split of TTLs between
-                          * workers): timers of one TTL share a shard */
+                          * turn; a callback's is its worker's): with no
+                          * more producers than shards, no two share a lock
+                          * unless they share timers */
+    TW_PLACE_TTL = 2     /* by the interval in ticks, hashed (Lawn's split
+                          * of TTLs between workers): timers of one TTL share
+                          * a shard, and different TTLs may */
 };
 
 struct tw_service_config {
@@ -813,7 +832,9 @@ struct tw_service_config {
 };
 
 /* The defaults: the hierarchical wheel, 1 ms ticks, one shard, placement
- * by thread.  Returns 0 or TW_EINVAL (NULL). */
+ * by thread.  Start from this, not from a zeroed struct (0 shards and a 0
+ * tick are TW_ECONFIG, and placement 0 is by address).  Returns 0 or
+ * TW_EINVAL (NULL). */
 TW_EXTERN int tw_service_config_init(struct tw_service_config *cfg);
 
 /* Create a service and start its threads (CLOCK_MONOTONIC).  Returns 0 and
@@ -830,17 +851,20 @@ enum tw_shutdown {
 };
 
 /* Stop the service: from now on every start fails with TW_ESHUTDOWN
- * (restarts from callbacks too).  CANCEL stops every pending timer (each
- * becomes idle, as after tw_service_stop()); DRAIN waits until every
- * pending timer has fired at its deadline.  Then it joins the threads:
+ * (restarts from callbacks too: a timer that re-arms itself fires once
+ * more, then stops).  CANCEL stops every pending timer (each becomes idle,
+ * as after tw_service_stop()); DRAIN waits until every pending timer has
+ * fired at its deadline, however far (there is no timeout: stop the far
+ * ones first).  Then it joins the threads:
  * when it returns, no callback is running and none will run, and every
  * timer of the service is idle.  Returns 0, TW_EINVAL (NULL),
  * TW_ESHUTDOWN (already shut down), or TW_EDEADLK when called from one of
  * the service's callbacks (nothing changes). */
 TW_EXTERN int tw_service_shutdown(struct tw_service *svc, enum tw_shutdown how);
 
-/* Shut the service down if it is not (CANCEL), and free it.  Not from a
- * callback (TW_EDEADLK).  Returns 0 or TW_EINVAL (NULL). */
+/* Shut the service down if it is not (CANCEL), and free it.  Returns 0,
+ * TW_EINVAL (NULL), or TW_EDEADLK from one of its callbacks (nothing
+ * changes). */
 TW_EXTERN int tw_service_destroy(struct tw_service *svc);
 
 /* Initialise a service timer, idle, with its callback (a start of a
@@ -865,12 +889,13 @@ TW_EXTERN int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint
 TW_EXTERN int tw_service_stop(struct tw_service *svc, struct tw_stimer *t, uint64_t gen);
 
 /* tw_service_stop(), then wait until no callback of `t` is running (see
- * "Stop semantics" above), stopping it again if that callback re-armed
- * it (with gen not 0: unless the re-arming is a later generation).  With
- * gen stale, 0 at once, no wait.  The same returns as tw_service_stop(),
- * and TW_EDEADLK from t's own callback (nothing changes).  t must stay
- * valid until it returns: a callback that frees its own timer must be the
- * only code that stops it. */
+ * "Stop semantics" above).  With gen 0 a re-arm made by that callback is
+ * stopped too; with a gen, a re-arm (a later generation) is left pending,
+ * and a stale gen returns 0 at once, without waiting.  Returns 1 if it
+ * stopped an arming, 0 if not, TW_EINVAL, TW_ENOTINIT, TW_EOWNER, or
+ * TW_EDEADLK from t's own callback (nothing changes).  t must stay valid
+ * until it returns: a callback that frees its own timer must be the only
+ * code that stops it. */
 TW_EXTERN int tw_service_stop_sync(struct tw_service *svc, struct tw_stimer *t, uint64_t gen);
 
 /* Timers pending on the service, all shards (a sum over locked shards: a

@@ -393,6 +393,10 @@ static void case_shutdown(void)
         CHECK_EQ(tw_service_count(svc), 0);
         CHECK_EQ(tw_service_start(svc, &ts[0].st, 1, NULL), TW_ESHUTDOWN);
         CHECK_EQ(tw_service_stop(svc, &ts[0].st, 0), 0);
+        CHECK_EQ(tw_service_stop_sync(svc, &ts[0].st, 0), 0);
+        struct tw_service_stats st;
+        CHECK_EQ(tw_service_stats(svc, &st), 0);
+        CHECK_EQ(st.fired, how ? N : 0);
         CHECK_EQ(tw_service_shutdown(svc, TW_SHUTDOWN_CANCEL), TW_ESHUTDOWN);
         sleep_ns(TW_MSEC(5));
         unsigned long later = 0;
