@@ -126,6 +126,20 @@ for t in ("wheel", "hashed", "hierarchical", "heap"):
             timing(s < 0.6, "%s %s stays flat (O(1) or O(log n)): slope %.2f < 0.6" % (t, w, s))
             timing(not slopes[(w, t)]["contradiction"], "%s %s: twbench saw no contradiction of the paper" % (t, w))
 
+sv = j.get("service", {})
+if sv.get("status") == "ok":
+    cells = sv.get("cells", [])
+    check(len(cells) > 0, "service: no cells")
+    for c in cells:
+        if c.get("status") == "ok":
+            check(all(finite_pos(c.get(k)) for k in ("mops", "p50_ns", "p99_ns")),
+                  "service %s T=%s n=%s: a value is not finite and positive" % (c.get("target"), c.get("threads"), c.get("n")))
+        else:
+            check(c.get("status") == "limit", "service %s: status %r" % (c.get("target"), c.get("status")))
+    for t in ("facility", "service", "locked", "heap", "posix", "timerfd"):
+        check(any(c.get("target") == t for c in cells), "service: target %s missing" % t)
+else:
+    fail.append("service not run: %s" % sv.get("status"))
 f9 = j.get("fig9", {})
 if f9.get("status") == "ok":
     ch = f9["checks"]

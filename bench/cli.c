@@ -67,6 +67,9 @@ static const struct wdef wdef_table[] = {
      .figure2 = "ns per stop of a random pending timer against distinct TTLs D"},
     {.name = "fig9", .id = W_FIG9,
      .figure = "ns per untimeout+timeout (or unset+set) of one callout beyond n"},
+    {.name = "service", .id = W_SERVICE,
+     .figure = "million stop+start per second from 1-8 threads: tw_service and the "
+               "timers of multi-threaded programs"},
 };
 _Static_assert(sizeof wdef_table / sizeof wdef_table[0] == NWDEFS,
                "NWDEFS in twbench.h counts the entries of wdefs[]");

@@ -112,6 +112,25 @@ struct fig9_result {
     double order_ratio;    /* median over n of (c)/(b) */
 };
 
+/* The timer service's table (the service workload, bench/svcbench.c):
+ * per target, producer threads and n, million stop + start per second
+ * and the p50 / p99 latency.  status: 0 measured, 1 beyond this system's
+ * limit, 2 not run. */
+#define SVC_TARGETS_MAX 8
+#define SVC_THREADS 4
+struct service_result {
+    int have;
+    const char *why;
+    int ntargets, npts;
+    const char *target[SVC_TARGETS_MAX];
+    unsigned threads[SVC_THREADS];
+    size_t n[X_MAX];
+    int status[SVC_TARGETS_MAX][SVC_THREADS][X_MAX];
+    double mops[SVC_TARGETS_MAX][SVC_THREADS][X_MAX];
+    double p50[SVC_TARGETS_MAX][SVC_THREADS][X_MAX], p99[SVC_TARGETS_MAX][SVC_THREADS][X_MAX];
+    unsigned ms;           /* per cell */
+};
+
 /* The crossover of lawn against hierarchical in the ttl sweep. */
 struct crossover {
     int have;
@@ -138,6 +157,7 @@ extern int ntargets;
 extern struct series series[SERIES_MAX];
 extern int nseries;
 extern struct fig9_result fig9;
+extern struct service_result svcres;
 extern struct crossover cross;
 extern struct machine machine;
 

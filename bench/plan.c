@@ -403,6 +403,14 @@ void plan_run(void)
     memset(&prog, 0, sizeof prog);
     for (int i = 0; i < opt.nsel; i++) {
         const struct wdef *wd = &wdefs[opt.wsel[i]];
+        if (wd->id == W_SERVICE) {
+            if (ropt.counts)
+                continue; /* not run: its figures are times */
+            int k = svc_cells();
+            prog.total += (double)k * SVC_COST_PER_CELL;
+            prog.cells += k;
+            continue;
+        }
         if (wd->id == W_FIG9) {
             if (ropt.counts)
                 continue; /* not run: its figures are times */

@@ -445,6 +445,48 @@ void print_fig9(void)
            fig9.order_ok ? "yes" : "NO");
 }
 
+void print_service(void)
+{
+    char nb[32];
+    if (!svcres.have) {
+        printf("\n== service: %s ==\n", svcres.why ? svcres.why : "not run");
+        return;
+    }
+    printf("\n== service: million stop + start per second of a random own timer, all pending "
+           "an hour out, from T producer threads on %d cores (p50 / p99 ns; %u ms per cell) ==\n",
+           machine.cpus, svcres.ms);
+    printf("%-10s %3s", "target", "T");
+    for (int i = 0; i < svcres.npts; i++)
+        printf("  %22s", fmt_n(svcres.n[i], nb, sizeof nb));
+    printf("\n");
+    for (int t = 0; t < svcres.ntargets; t++)
+        for (int h = 0; h < SVC_THREADS; h++) {
+            int any = 0;
+            for (int i = 0; i < svcres.npts; i++)
+                any |= svcres.status[t][h][i] != 2;
+            if (!any)
+                continue;
+            printf("%-10s %3u", svcres.target[t], svcres.threads[h]);
+            for (int i = 0; i < svcres.npts; i++) {
+                char cell[64];
+                if (svcres.status[t][h][i] == 1)
+                    snprintf(cell, sizeof cell, "limit");
+                else if (svcres.status[t][h][i] == 2)
+                    snprintf(cell, sizeof cell, "-");
+                else
+                    snprintf(cell, sizeof cell, "%.2f (%.0f / %.0f)", svcres.mops[t][h][i],
+                             svcres.p50[t][h][i], svcres.p99[t][h][i]);
+                printf("  %22s", cell);
+            }
+            printf("\n");
+        }
+    printf("   facility: the bare single-threaded facility; service: tw_service, 2 shards, "
+           "placement by thread;\n   locked: one facility behind one mutex; heap: a mutex + "
+           "binary heap + condvar thread;\n   ordered: the ordered list behind one mutex; "
+           "posix: timer_create per timer; timerfd: one per timer.\n"
+           "   \"limit\": beyond this system's limit on POSIX timers or open files.\n");
+}
+
 void print_crossover(void)
 {
     if (!cross.have)

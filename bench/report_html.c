@@ -662,6 +662,46 @@ static void html_tail(FILE *f)
         xml_text(f, fig9.why ? fig9.why : "not run");
         fprintf(f, "</p>\n");
     }
+    fprintf(f, "<h2 id=\"service\">service</h2>\n");
+    if (svcres.have) {
+        fprintf(f, "<p>The timer service against the timers of multi-threaded programs: "
+                   "million stop + start per second of a random own timer, all pending an "
+                   "hour out, from T producer threads on %d cores (p50 / p99 latency in ns; "
+                   "%u ms per cell). facility: the bare single-threaded facility; service: "
+                   "tw_service, 2 shards, placement by thread; locked: one facility behind one "
+                   "mutex; heap: a mutex + binary heap + condition variable thread; ordered: "
+                   "the ordered list behind one mutex; posix: a POSIX timer per timer; "
+                   "timerfd: one per timer.</p>\n<div class=\"scroll\"><table><tr><th>target"
+                   "</th><th>T</th>",
+                machine.cpus, svcres.ms);
+        for (int i = 0; i < svcres.npts; i++)
+            fprintf(f, "<th>%s</th>", fmt_n(svcres.n[i], nb, sizeof nb));
+        fprintf(f, "</tr>\n");
+        for (int t = 0; t < svcres.ntargets; t++)
+            for (int h = 0; h < SVC_THREADS; h++) {
+                int any = 0;
+                for (int i = 0; i < svcres.npts; i++)
+                    any |= svcres.status[t][h][i] != 2;
+                if (!any)
+                    continue;
+                fprintf(f, "<tr><th>%s</th><td>%u</td>", svcres.target[t], svcres.threads[h]);
+                for (int i = 0; i < svcres.npts; i++) {
+                    if (svcres.status[t][h][i] == 1)
+                        fprintf(f, "<td>limit</td>");
+                    else if (svcres.status[t][h][i] == 2)
+                        fprintf(f, "<td>—</td>");
+                    else
+                        fprintf(f, "<td class=\"v\">%.2f <small>(%.0f / %.0f)</small></td>",
+                                svcres.mops[t][h][i], svcres.p50[t][h][i], svcres.p99[t][h][i]);
+                }
+                fprintf(f, "</tr>\n");
+            }
+        fprintf(f, "</table></div>\n");
+    } else {
+        fprintf(f, "<p>");
+        xml_text(f, svcres.why ? svcres.why : "not run");
+        fprintf(f, "</p>\n");
+    }
     fprintf(f, "<p>Every figure, with min, max and samples: <a href=\"twbench.json\">"
                "twbench.json</a>; the summary in Markdown: <a href=\"summary.md\">summary.md</a>."
                "</p>\n</body></html>\n");
@@ -678,7 +718,7 @@ void html_write(FILE *f)
         fprintf(f, " <a href=\"#%s\">%s</a>", series[si].name, series[si].name);
     fprintf(f, " | <a href=\"#complexity\">complexity</a>%s%s</p></nav>\n",
             cross.have ? " <a href=\"#crossover\">Lawn crossover</a>" : "",
-            " <a href=\"#fig9\">fig9</a>");
+            " <a href=\"#fig9\">fig9</a> <a href=\"#service\">service</a>");
     html_summary(f);
     html_largest(f);
     html_targets(f);

@@ -315,6 +315,46 @@ void json_write(FILE *f)
         }
         fprintf(f, "]}");
     }
+    fprintf(f, ",\n  \"service\": ");
+    if (!svcres.have) {
+        fprintf(f, "{\"status\": ");
+        json_str(f, svcres.why ? svcres.why : "not selected");
+        fputc('}', f);
+    } else {
+        fprintf(f, "{\"status\": \"ok\", \"unit\": \"million stop + start per second\", "
+                   "\"ms_per_cell\": %u, \"threads\": [", svcres.ms);
+        for (int h = 0; h < SVC_THREADS; h++)
+            fprintf(f, "%s%u", h ? ", " : "", svcres.threads[h]);
+        fprintf(f, "], \"n\": [");
+        for (int i = 0; i < svcres.npts; i++)
+            fprintf(f, "%s%zu", i ? ", " : "", svcres.n[i]);
+        fprintf(f, "], \"cells\": [");
+        int none_yet = 1;
+        for (int t = 0; t < svcres.ntargets; t++)
+            for (int h = 0; h < SVC_THREADS; h++)
+                for (int i = 0; i < svcres.npts; i++) {
+                    int st = svcres.status[t][h][i];
+                    if (st == 2)
+                        continue;
+                    fprintf(f, "%s\n    {\"target\": ", none_yet ? "" : ",");
+                    none_yet = 0;
+                    json_str(f, svcres.target[t]);
+                    fprintf(f, ", \"threads\": %u, \"n\": %zu, ", svcres.threads[h],
+                            svcres.n[i]);
+                    if (st == 1) {
+                        fprintf(f, "\"status\": \"limit\"}");
+                        continue;
+                    }
+                    fprintf(f, "\"status\": \"ok\", \"mops\": ");
+                    json_num(f, svcres.mops[t][h][i]);
+                    fprintf(f, ", \"p50_ns\": ");
+                    json_num(f, svcres.p50[t][h][i]);
+                    fprintf(f, ", \"p99_ns\": ");
+                    json_num(f, svcres.p99[t][h][i]);
+                    fputc('}', f);
+                }
+        fprintf(f, "]}");
+    }
     fprintf(f, ",\n  \"fig9\": ");
     if (!fig9.have) {
         fprintf(f, "{\"status\": ");

@@ -17,6 +17,7 @@
 
 #ifdef TWBENCH_FIG9
 #include "fig9.h"
+#include "svcbench.h"
 #endif
 
 static uint64_t mix(uint64_t a, uint64_t b)
@@ -195,8 +196,8 @@ void run_wdef(int w)
 {
     const struct wdef *wd = &wdefs[w];
     char nb[32];
-    if (wd->id == W_FIG9)
-        return; /* run_fig9() */
+    if (wd->id == W_FIG9 || wd->id == W_SERVICE)
+        return; /* run_fig9(), run_service() */
     int sweep = wd->id == WL_TTL && wd->ttls == 0;
     struct series *s1 = new_series(wd->name, wd->figure, sweep);
     struct series *s2 = wd->name2 ? new_series(wd->name2, wd->figure2, sweep) : NULL;
@@ -324,3 +325,78 @@ void run_fig9(void)
     fig9.why = "not built: bench/fig9.c (the callout layer's experiment) is not in this tree yet";
 }
 #endif
+
+/* ------------------------------------------------------------- service */
+
+/* The service workload's targets, of svcbench.c's (its inbox prototype is
+ * twsvc's alone). */
+static const char *const svc_names[] = {"facility", "service", "locked", "heap",
+                                        "ordered",  "posix",   "timerfd"};
+_Static_assert(sizeof svc_names / sizeof svc_names[0] <= SVC_TARGETS_MAX,
+               "SVC_TARGETS_MAX holds the service workload's targets");
+
+/* The points the service workload runs: the run's n up to 10^6. */
+static int svc_points(size_t *n)
+{
+    int k = 0;
+    for (int i = 0; i < opt.nn && k < X_MAX; i++)
+        if (opt.n[i] <= 1000000)
+            n[k++] = opt.n[i];
+    return k;
+}
+
+static unsigned svc_window_ms(void)
+{
+    return ropt.quick ? 100 : 300;
+}
+
+int svc_cells(void)
+{
+    size_t n[X_MAX];
+    return svc_points(n) * SVC_THREADS * (int)(sizeof svc_names / sizeof svc_names[0]);
+}
+
+void run_service(void)
+{
+    char nb[32];
+    memset(&svcres, 0, sizeof svcres);
+    if (ropt.counts) {
+        svcres.why = "not run under --counts: its figures are times of threads on the real clock";
+        return;
+    }
+    svcres.npts = svc_points(svcres.n);
+    if (svcres.npts == 0) {
+        svcres.why = "no n up to 1e6 in this run";
+        return;
+    }
+    static const unsigned thr[SVC_THREADS] = {1, 2, 4, 8};
+    memcpy(svcres.threads, thr, sizeof thr);
+    svcres.ms = svc_window_ms();
+    svcres.ntargets = (int)(sizeof svc_names / sizeof svc_names[0]);
+    for (int t = 0; t < svcres.ntargets; t++) {
+        int k = -1;
+        for (int j = 0; j < svc_target_count(); j++)
+            if (!strcmp(svc_target_name(j), svc_names[t]))
+                k = j;
+        if (k < 0)
+            bench_die("service: svcbench.c has no target %s", svc_names[t]);
+        svcres.target[t] = svc_names[t];
+        for (int h = 0; h < SVC_THREADS; h++)
+            for (int i = 0; i < svcres.npts; i++) {
+                snprintf(bench_where, sizeof bench_where, "service, %s, %u threads, n=%s",
+                         svc_names[t], thr[h], fmt_n(svcres.n[i], nb, sizeof nb));
+                if (g_tty)
+                    progress("service %s T=%u n=%s", svc_names[t], thr[h], nb);
+                struct svc_cell c = svc_measure(k, svcres.n[i], thr[h], svcres.ms);
+                svcres.status[t][h][i] = c.status;
+                svcres.mops[t][h][i] = c.mops;
+                svcres.p50[t][h][i] = (double)c.p50;
+                svcres.p99[t][h][i] = (double)c.p99;
+                prog.done += SVC_COST_PER_CELL;
+                prog.cells_done++;
+            }
+        if (!g_tty)
+            progress("service %s done", svc_names[t]);
+    }
+    svcres.have = 1;
+}

@@ -36,6 +36,7 @@
 #define _GNU_SOURCE
 
 #include "twheel.h"
+#include "svcbench.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -727,6 +728,65 @@ static struct cell run_cell(const struct target *tg, size_t n, unsigned T, uint6
     return c;
 }
 
+/* ------------------------------------------------------------ the API */
+
+static struct rlimit nofile;
+
+void svc_raise_nofile(void)
+{
+    static int done;
+    if (done++)
+        return;
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0) {
+        nofile.rlim_cur = nofile.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &nofile);
+        getrlimit(RLIMIT_NOFILE, &nofile);
+    }
+}
+
+int svc_target_count(void) { return (int)NTARGETS; }
+
+const char *svc_target_name(int k)
+{
+    return k >= 0 && k < (int)NTARGETS ? targets[k].name : NULL;
+}
+
+int svc_target_single_thread(int k)
+{
+    return k >= 0 && k < (int)NTARGETS && targets[k].single_thread;
+}
+
+/* The cell's status before it runs: 0 runs, 1 system limit, 2 not run. */
+static int cell_status(const struct target *tg, size_t n, unsigned T)
+{
+    if ((tg->single_thread && T != 1) || n > tg->max_n || n < T)
+        return 2;
+    if (!strcmp(tg->name, "timerfd") && n + 64 > nofile.rlim_cur)
+        return 1;
+    return 0;
+}
+
+struct svc_cell svc_measure(int k, size_t n, unsigned threads, uint64_t ms)
+{
+    struct svc_cell out = {2, 0, 0, 0};
+    if (k < 0 || k >= (int)NTARGETS)
+        return out;
+    svc_raise_nofile();
+    out.status = cell_status(&targets[k], n, threads);
+    if (out.status != 0)
+        return out;
+    struct cell c = run_cell(&targets[k], n, threads, ms);
+    if (c.mops < 0) {
+        out.status = 1;
+        return out;
+    }
+    out.mops = c.mops;
+    out.p50 = c.p50;
+    out.p99 = c.p99;
+    return out;
+}
+
+#ifndef TWSVC_NO_MAIN
 /* ------------------------------------------------------------ lateness */
 
 struct late_timer {
@@ -910,12 +970,7 @@ int main(int argc, char **argv)
             return strcmp(argv[a], "--help") ? 2 : 0;
         }
     }
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-        rl.rlim_cur = rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
-        getrlimit(RLIMIT_NOFILE, &rl);
-    }
+    svc_raise_nofile();
     double load[3] = {0, 0, 0};
     getloadavg(load, 3);
     printf("twsvc: %ld cores, load %.2f, %llu ms per cell, service shards %u, placement by %s\n\n",
@@ -942,12 +997,9 @@ int main(int argc, char **argv)
             fflush(stdout);
             for (int j = 0; j < nn; j++) {
                 size_t n = (size_t)ns[j];
-                if (n > tg->max_n || n < T) { /* not run: too slow (ordered) */
-                    printf(" — |");
-                    continue;
-                }
-                if (!strcmp(tg->name, "timerfd") && n + 64 > rl.rlim_cur) {
-                    printf(" limit |"); /* open files */
+                int st = cell_status(tg, n, T);
+                if (st != 0) {
+                    printf(st == 1 ? " limit |" : " — |");
                     continue;
                 }
                 struct cell c = run_cell(tg, n, T, ms);
@@ -969,3 +1021,4 @@ int main(int argc, char **argv)
     printf("\nload at the end %.2f\n", load[0]);
     return 0;
 }
+#endif /* TWSVC_NO_MAIN */

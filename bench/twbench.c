@@ -44,6 +44,10 @@
  *     fig9       the paper's section VII experiment on the callout layer
  *                (bench/fig9.c): (a) the old BSD sorted list, (b) Scheme 6
  *                through untimeout()/timeout(), (c) Scheme 6 with handles
+ *     service    tw_service from 1, 2, 4 and 8 threads in real time against
+ *                one facility behind a mutex, a mutex + heap thread, the
+ *                ordered list behind a mutex, POSIX timers and timerfds
+ *                (bench/svcbench.c, which twsvc runs on its own too)
  *
  * Targets: every scheme this build of twheel implements, lawn_scan (lawn
  * with TW_OPT_LAWN_SCAN: the paper's per-tick scan of every queue instead
@@ -236,6 +240,7 @@ int ntargets;
 struct series series[SERIES_MAX];
 int nseries;
 struct fig9_result fig9;
+struct service_result svcres;
 struct crossover cross;
 struct machine machine;
 struct run_opts ropt;
@@ -483,6 +488,14 @@ int main(int argc, char **argv)
             if (g_tty)
                 fputs("\r\033[K", stderr);
             print_fig9();
+            fflush(stdout);
+            continue;
+        }
+        if (wdefs[w].id == W_SERVICE) {
+            run_service();
+            if (g_tty)
+                fputs("\r\033[K", stderr);
+            print_service();
             fflush(stdout);
             continue;
         }

@@ -38,10 +38,10 @@ struct bnode {
 
 /* The workloads as the user names them.  A ttl entry with ttls == 0 is the
  * sweep over D. */
-enum { W_FIG9 = -1 };
+enum { W_FIG9 = -1, W_SERVICE = -2 };
 struct wdef {
     const char *name;
-    int id;                /* enum wl_id, or W_FIG9 */
+    int id;                /* enum wl_id, W_FIG9 or W_SERVICE */
     uint32_t ttls;
     const char *figure;
     const char *name2;     /* the second figure's series, or NULL */
@@ -51,7 +51,7 @@ struct wdef {
     int restart;           /* churn: one call restarts (wl_spec.restart) */
 };
 
-#define NWDEFS 14 /* the entries of wdefs[] (cli.c checks) */
+#define NWDEFS 15 /* the entries of wdefs[] (cli.c checks) */
 extern const struct wdef *const wdefs;
 
 #define N_MAX_LIST X_MAX
@@ -121,6 +121,8 @@ extern int g_tty;          /* stderr is a terminal: a progress bar */
 
 /* fig9's cost per value of n, planned seconds (its windows are its own). */
 #define FIG9_COST_PER_N 1.5
+/* Planned seconds per cell of the service workload (a window, set-up). */
+#define SVC_COST_PER_CELL 0.35
 
 /* The planned seconds of one cell. */
 double cell_cost(const struct target *t, const struct wl_spec *s);
@@ -141,6 +143,10 @@ void progress_end(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void run_wdef(int w);
 /* Run the fig9 experiment into fig9 (or say why not). */
 void run_fig9(void);
+/* Run the timer service's table into svcres (or say why not); its cells,
+ * for the plan. */
+void run_service(void);
+int svc_cells(void);
 
 /* -------------------------------------------------------------- claims.c */
 
@@ -162,6 +168,7 @@ void find_crossover(void);
 void print_peer_notes(void);
 void print_series(const struct series *s);
 void print_fig9(void);
+void print_service(void);
 void print_memory(void);
 void print_slopes(void);
 void print_crossover(void);
