@@ -158,6 +158,9 @@ extern struct series series[SERIES_MAX];
 extern int nseries;
 extern struct fig9_result fig9;
 extern struct service_result svcres;
+/* Did the service workload's target t run from threads[h] at any n (else
+ * its row is left out of the tables)?  (run.c) */
+int svc_row_run(int t, int h);
 extern struct crossover cross;
 extern struct machine machine;
 

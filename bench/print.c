@@ -461,10 +461,7 @@ void print_service(void)
     printf("\n");
     for (int t = 0; t < svcres.ntargets; t++)
         for (int h = 0; h < SVC_THREADS; h++) {
-            int any = 0;
-            for (int i = 0; i < svcres.npts; i++)
-                any |= svcres.status[t][h][i] != 2;
-            if (!any)
+            if (!svc_row_run(t, h))
                 continue;
             printf("%-10s %3u", svcres.target[t], svcres.threads[h]);
             for (int i = 0; i < svcres.npts; i++) {

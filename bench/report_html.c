@@ -679,10 +679,7 @@ static void html_tail(FILE *f)
         fprintf(f, "</tr>\n");
         for (int t = 0; t < svcres.ntargets; t++)
             for (int h = 0; h < SVC_THREADS; h++) {
-                int any = 0;
-                for (int i = 0; i < svcres.npts; i++)
-                    any |= svcres.status[t][h][i] != 2;
-                if (!any)
+                if (!svc_row_run(t, h))
                     continue;
                 fprintf(f, "<tr><th>%s</th><td>%u</td>", svcres.target[t], svcres.threads[h]);
                 for (int i = 0; i < svcres.npts; i++) {

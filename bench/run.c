@@ -400,3 +400,11 @@ void run_service(void)
     }
     svcres.have = 1;
 }
+
+int svc_row_run(int t, int h)
+{
+    for (int i = 0; i < svcres.npts; i++)
+        if (svcres.status[t][h][i] != 2)
+            return 1;
+    return 0;
+}
