@@ -778,6 +778,10 @@ TW_EXTERN int tw_callouts_check(struct tw_callouts *co, char *msg, size_t len);
  * their own (a timer of the same shard cannot be running then).  A
  * callback that blocks delays every timer of its shard.
  *
+ * A timer belongs to one service at a time: one pending on a service is
+ * refused by another (TW_EOWNER), but a start on another service while
+ * its callback runs, or two services starting it at once, is not caught.
+ *
  * Lifetime.  Every call but tw_service_destroy() may be made from any
  * thread at any time until tw_service_destroy(), which no other thread
  * may be inside or call after.  After tw_service_shutdown(), start fails

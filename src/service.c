@@ -73,7 +73,8 @@ struct tw_service {
     _Atomic unsigned next_home;   /* TW_PLACE_THREAD: the next thread's shard */
     uint64_t tick_ns;
     pthread_mutex_t shut_lock;    /* shutdown is called once */
-    int shut;
+    pthread_cond_t shut_done;     /* a later call waits for the first */
+    int shut, done;
     struct shard shard[];
 };
 
@@ -133,6 +134,15 @@ static unsigned shard_field(const struct tw_stimer *t)
     return __atomic_load_n(&t->tw_sshard, __ATOMIC_RELAXED);
 }
 
+/* The shard field as a thread that holds a shard's lock re-reads it: an
+ * acquire, pairing with the release of the move (tw_service_start()), so
+ * that a thread that finds a timer moved to its shard also sees what was
+ * written to the timer under the old shard's lock. */
+static unsigned shard_field_acquire(const struct tw_stimer *t)
+{
+    return __atomic_load_n(&t->tw_sshard, __ATOMIC_ACQUIRE);
+}
+
 /* Lock the shard t is on and return it: the one its shard field names,
  * or, for a timer never started (0; or a shard number beyond this
  * service's, left by a bigger one), the shard of its address.  The field
@@ -146,7 +156,7 @@ static struct shard *lock_timer(struct tw_service *svc, struct tw_stimer *t)
                                ? &svc->shard[ix - 1]
                                : &svc->shard[hash_ix(svc, (uint64_t)(uintptr_t)t)];
         pthread_mutex_lock(&sh->lock);
-        if (shard_field(t) == ix)
+        if (shard_field_acquire(t) == ix)
             return sh;
         pthread_mutex_unlock(&sh->lock);
     }
@@ -262,16 +272,25 @@ static int shard_init(struct tw_service *svc, struct shard *sh,
     pthread_condattr_t ca;
     if (pthread_condattr_init(&ca) != 0)
         return TW_ENOMEM;
-    int ok = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0;
-    ok = ok && pthread_mutex_init(&sh->lock, NULL) == 0;
-    ok = ok && pthread_cond_init(&sh->wake, &ca) == 0;
-    ok = ok && pthread_cond_init(&sh->idle, &ca) == 0;
+    /* Each step is undone on failure: a shard is whole or not at all. */
+    int made = 0, rc = TW_ENOMEM;
+    if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 &&
+        pthread_mutex_init(&sh->lock, NULL) == 0 && ++made &&
+        pthread_cond_init(&sh->wake, &ca) == 0 && ++made &&
+        pthread_cond_init(&sh->idle, &ca) == 0 && ++made) {
+        rc = tw_clock_init(&sh->clk, TW_CLOCK_MONOTONIC, cfg->tick_ns);
+        if (rc == 0)
+            rc = tw_clock_create(&sh->tw, &cfg->facility, &sh->clk);
+    }
     pthread_condattr_destroy(&ca);
-    if (!ok)
-        return TW_ENOMEM;
-    int rc = tw_clock_init(&sh->clk, TW_CLOCK_MONOTONIC, cfg->tick_ns);
-    if (rc == 0)
-        rc = tw_clock_create(&sh->tw, &cfg->facility, &sh->clk);
+    if (rc != 0) {
+        if (made >= 3)
+            pthread_cond_destroy(&sh->idle);
+        if (made >= 2)
+            pthread_cond_destroy(&sh->wake);
+        if (made >= 1)
+            pthread_mutex_destroy(&sh->lock);
+    }
     return rc;
 }
 
@@ -324,10 +343,15 @@ int tw_service_create(struct tw_service **out, const struct tw_service_config *c
         free(svc);
         return TW_ENOMEM;
     }
+    if (pthread_cond_init(&svc->shut_done, NULL) != 0) {
+        pthread_mutex_destroy(&svc->shut_lock);
+        free(svc);
+        return TW_ENOMEM;
+    }
     unsigned made = 0, started = 0;
     int rc = 0;
-    for (; made < cfg->shards && rc == 0; made++)
-        rc = shard_init(svc, &svc->shard[made], cfg);
+    while (made < cfg->shards && (rc = shard_init(svc, &svc->shard[made], cfg)) == 0)
+        made++; /* only whole shards count */
     svc->nshards = made;
     if (rc == 0) {
         /* The workers start with every signal blocked, as libuv's threads
@@ -350,6 +374,7 @@ int tw_service_create(struct tw_service **out, const struct tw_service_config *c
         }
         for (unsigned i = 0; i < made; i++)
             shard_fini(&svc->shard[i]);
+        pthread_cond_destroy(&svc->shut_done);
         pthread_mutex_destroy(&svc->shut_lock);
         free(svc);
         return rc;
@@ -368,6 +393,8 @@ int tw_service_shutdown(struct tw_service *svc, enum tw_shutdown how)
     pthread_mutex_lock(&svc->shut_lock);
     int shut = svc->shut;
     svc->shut = 1;
+    while (shut && !svc->done) /* another call is shutting it down */
+        pthread_cond_wait(&svc->shut_done, &svc->shut_lock);
     pthread_mutex_unlock(&svc->shut_lock);
     if (shut)
         return TW_ESHUTDOWN;
@@ -378,6 +405,10 @@ int tw_service_shutdown(struct tw_service *svc, enum tw_shutdown how)
         pthread_join(svc->shard[i].thread, NULL);
         shard_cancel_all(&svc->shard[i]);
     }
+    pthread_mutex_lock(&svc->shut_lock);
+    svc->done = 1;
+    pthread_cond_broadcast(&svc->shut_done);
+    pthread_mutex_unlock(&svc->shut_lock);
     return 0;
 }
 
@@ -390,6 +421,7 @@ int tw_service_destroy(struct tw_service *svc)
     (void)tw_service_shutdown(svc, TW_SHUTDOWN_CANCEL);
     for (unsigned i = 0; i < svc->nshards; i++)
         shard_fini(&svc->shard[i]);
+    pthread_cond_destroy(&svc->shut_done);
     pthread_mutex_destroy(&svc->shut_lock);
     svc->magic = 0;
     free(svc);
@@ -433,7 +465,14 @@ static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *
         return TW_ESHUTDOWN;
     if (foreign(svc, t))
         return TW_EOWNER;
-    tw_clock_update(&sh->clk);
+    /* The facility's time is the worker's last advance, which may be long
+     * ago while it sleeps: bring it to now, so that a scheme with a range
+     * (wheel: MaxInterval) measures the interval from now; a timer that
+     * comes due by it waits on the pull queue for the worker. */
+    tw_time_t now = tw_clock_update(&sh->clk);
+    int64_t due = tw_collect(sh->tw, now);
+    if (due > 0 && sh->sleep_until != AWAKE)
+        pthread_cond_signal(&sh->wake);
     tw_time_t d = tw_clock_after(&sh->clk, ns);
     int rc = tw_start_at(sh->tw, &t->tw_node, d);
     if (rc != 0)
@@ -479,7 +518,7 @@ int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint64_t ns, u
         if (shard_field(t) != ix && !foreign(svc, t) && sh->running != t &&
             !tw_timer_pending(&t->tw_node)) {
             /* Idle: placed on `to`, under the lock of the shard it was on. */
-            __atomic_store_n(&t->tw_sshard, ix, __ATOMIC_RELAXED);
+            __atomic_store_n(&t->tw_sshard, ix, __ATOMIC_RELEASE);
             if (sh != to) {
                 pthread_mutex_unlock(&sh->lock);
                 continue; /* lock_timer() finds it on `to`, or wherever it went */
@@ -495,8 +534,12 @@ int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint64_t ns, u
 static int stop_locked(struct shard *sh, struct tw_stimer *t)
 {
     int r = tw_stop(sh->tw, &t->tw_node);
-    if (r == 1)
+    if (r == 1) {
         set_owner(t, 0);
+        /* A draining worker that sleeps towards this timer ends now. */
+        if (sh->mode == MODE_DRAINING && tw_count(sh->tw) == 0)
+            pthread_cond_signal(&sh->wake);
+    }
     return r;
 }
 

@@ -415,6 +415,71 @@ static void case_shutdown(void)
     }
 }
 
+/* A drain waits for the pending timers; a stop of the last one ends it
+ * then and there, not at the stopped timer's deadline. */
+struct drain_arg {
+    struct tw_service *svc;
+    atomic_int done;
+};
+static void *drain_thread(void *p)
+{
+    struct drain_arg *a = p;
+    CHECK_EQ(tw_service_shutdown(a->svc, TW_SHUTDOWN_DRAIN), 0);
+    atomic_store(&a->done, 1);
+    return NULL;
+}
+
+static void case_drain_stop(void)
+{
+    if (far_ns < TW_SEC(600))
+        return; /* (wheel: its range is too short to tell) */
+    struct drain_arg a = {make(2, TW_MSEC(1)), 0};
+    if (!a.svc)
+        return;
+    struct ttimer t;
+    ttimer_init(&t);
+    CHECK_EQ(tstart(a.svc, &t, far_ns), 0);
+    pthread_t th;
+    pthread_create(&th, NULL, drain_thread, &a);
+    sleep_ns(TW_MSEC(20));
+    CHECK(!atomic_load(&a.done)); /* it waits for the timer an hour out */
+    CHECK_EQ(tstop(a.svc, &t, 0), 1);
+    uint64_t end = now_ns() + TW_SEC(600); /* not an hour */
+    while (!atomic_load(&a.done) && now_ns() < end)
+        sleep_ns(TW_MSEC(1));
+    CHECK(atomic_load(&a.done));
+    pthread_join(th, NULL);
+    CHECK_EQ(t.fires, 0);
+    CHECK_EQ(tw_service_destroy(a.svc), 0);
+    pthread_mutex_destroy(&t.m);
+}
+
+/* A service idle for longer than its scheme's range (the wheel: 256
+ * slots of 100 us here) still accepts a start within that range from
+ * now: the facility's time is brought to the clock's first. */
+static void case_idle_then_range(void)
+{
+    struct tw_service_config cfg;
+    CHECK_EQ(tw_service_config_init(&cfg), 0);
+    CHECK_EQ(tw_config_init(&cfg.facility, the_scheme), 0);
+    if (the_scheme == TW_WHEEL)
+        cfg.facility.slots = 256;
+    cfg.tick_ns = TW_USEC(100);
+    cfg.placement = the_placement;
+    struct tw_service *svc = NULL;
+    CHECK_EQ(tw_service_create(&svc, &cfg), 0);
+    if (!svc)
+        return;
+    sleep_ns(TW_MSEC(60)); /* 600 ticks, beyond 256 */
+    struct ttimer t;
+    ttimer_init(&t);
+    CHECK_EQ(tstart(svc, &t, TW_MSEC(1)), 0);
+    CHECK(wait_disarmed(&t, 1, TW_SEC(30)));
+    CHECK_EQ(t.fires, 1);
+    CHECK_EQ(tw_service_destroy(svc), 0);
+    pthread_mutex_destroy(&t.m);
+}
+
 /* Bad input: a clear code, nothing changed. */
 static void case_bad_input(void)
 {
@@ -653,6 +718,8 @@ int main(int argc, char **argv)
         case_restart_from_callback();
         case_restart_while_running();
         case_shutdown();
+        case_drain_stop();
+        case_idle_then_range();
         case_idle();
         case_free_after_stop_sync();
         case_stress(seconds / 3);
