@@ -58,6 +58,8 @@ struct shard {
     struct tw_stimer *running;    /* whose callback runs now, or NULL */
     tw_time_t sleep_until;        /* AWAKE, or the tick the worker waits for
                                    * (TW_TIME_MAX: nothing pending) */
+    tw_time_t collected;          /* the facility's time: the last tick
+                                   * given to tw_collect() */
     int mode;
     unsigned waiting;             /* stop_sync callers waiting on `idle` */
     uint64_t wakeups, fired, wakes_sent;
@@ -189,7 +191,8 @@ static struct timespec tick_time(const struct tw_service *svc, tw_time_t t)
  * released around each; stop early when a cancelling shutdown begins. */
 static void run_due(struct shard *sh)
 {
-    (void)tw_collect(sh->tw, tw_clock_now(&sh->clk));
+    sh->collected = tw_clock_now(&sh->clk);
+    (void)tw_collect(sh->tw, sh->collected);
     struct tw_timer *n;
     while (sh->mode != MODE_CANCELLING && (n = tw_get_expired(sh->tw)) != NULL) {
         struct tw_stimer *t = tw_container_of(n, struct tw_stimer, tw_node);
@@ -470,9 +473,11 @@ static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *
      * (wheel: MaxInterval) measures the interval from now; a timer that
      * comes due by it waits on the pull queue for the worker. */
     tw_time_t now = tw_clock_update(&sh->clk);
-    int64_t due = tw_collect(sh->tw, now);
-    if (due > 0 && sh->sleep_until != AWAKE)
-        pthread_cond_signal(&sh->wake);
+    if (now != sh->collected) { /* at most once a tick */
+        sh->collected = now;
+        if (tw_collect(sh->tw, now) > 0 && sh->sleep_until != AWAKE)
+            pthread_cond_signal(&sh->wake);
+    }
     tw_time_t d = tw_clock_after(&sh->clk, ns);
     int rc = tw_start_at(sh->tw, &t->tw_node, d);
     if (rc != 0)
