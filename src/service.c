@@ -58,8 +58,6 @@ struct shard {
     struct tw_stimer *running;    /* whose callback runs now, or NULL */
     tw_time_t sleep_until;        /* AWAKE, or the tick the worker waits for
                                    * (TW_TIME_MAX: nothing pending) */
-    tw_time_t collected;          /* the facility's time: the last tick
-                                   * given to tw_collect() */
     int mode;
     unsigned waiting;             /* stop_sync callers waiting on `idle` */
     uint64_t wakeups, fired, wakes_sent;
@@ -191,8 +189,7 @@ static struct timespec tick_time(const struct tw_service *svc, tw_time_t t)
  * released around each; stop early when a cancelling shutdown begins. */
 static void run_due(struct shard *sh)
 {
-    sh->collected = tw_clock_now(&sh->clk);
-    (void)tw_collect(sh->tw, sh->collected);
+    (void)tw_collect(sh->tw, tw_clock_now(&sh->clk));
     struct tw_timer *n;
     while (sh->mode != MODE_CANCELLING && (n = tw_get_expired(sh->tw)) != NULL) {
         struct tw_stimer *t = tw_container_of(n, struct tw_stimer, tw_node);
@@ -473,8 +470,7 @@ static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *
      * (wheel: MaxInterval) measures the interval from now; a timer that
      * comes due by it waits on the pull queue for the worker. */
     tw_time_t now = tw_clock_update(&sh->clk);
-    if (now != sh->collected) { /* at most once a tick */
-        sh->collected = now;
+    if (now != tw_now(sh->tw)) { /* at most once a tick */
         if (tw_collect(sh->tw, now) > 0 && sh->sleep_until != AWAKE)
             pthread_cond_signal(&sh->wake);
     }
@@ -548,15 +544,28 @@ static int stop_locked(struct shard *sh, struct tw_stimer *t)
     return r;
 }
 
-int tw_service_stop(struct tw_service *svc, struct tw_stimer *t, uint64_t gen)
+/* The prologue of stop and stop_sync: the timer's checks, then its
+ * shard locked (*sh) unless the result is an error. */
+static int lock_to_stop(struct tw_service *svc, struct tw_stimer *t, struct shard **sh)
 {
     int rc = check_timer(svc, t);
     if (rc)
         return rc;
-    struct shard *sh = lock_timer(svc, t);
-    if (foreign(svc, t))
-        rc = TW_EOWNER;
-    else if (gen == 0 || gen == t->tw_gen)
+    *sh = lock_timer(svc, t);
+    if (foreign(svc, t)) {
+        pthread_mutex_unlock(&(*sh)->lock);
+        return TW_EOWNER;
+    }
+    return 0;
+}
+
+int tw_service_stop(struct tw_service *svc, struct tw_stimer *t, uint64_t gen)
+{
+    struct shard *sh;
+    int rc = lock_to_stop(svc, t, &sh);
+    if (rc)
+        return rc;
+    if (gen == 0 || gen == t->tw_gen)
         rc = stop_locked(sh, t);
     pthread_mutex_unlock(&sh->lock);
     return rc;
@@ -564,13 +573,11 @@ int tw_service_stop(struct tw_service *svc, struct tw_stimer *t, uint64_t gen)
 
 int tw_service_stop_sync(struct tw_service *svc, struct tw_stimer *t, uint64_t gen)
 {
-    int rc = check_timer(svc, t);
+    struct shard *sh;
+    int rc = lock_to_stop(svc, t, &sh);
     if (rc)
         return rc;
-    struct shard *sh = lock_timer(svc, t);
-    if (foreign(svc, t)) {
-        rc = TW_EOWNER;
-    } else if (sh->running == t && this_shard == sh) {
+    if (sh->running == t && this_shard == sh) {
         rc = TW_EDEADLK; /* its own callback: it would wait for itself */
     } else if (gen == 0 || gen == t->tw_gen) {
         /* Stop it, wait out a running callback, and stop it again if that
