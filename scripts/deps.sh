@@ -5,7 +5,8 @@
 #   scripts/deps.sh             required: a C compiler, make, cmake, libc's
 #                               headers, pkg-config; optional: libev-dev and
 #                               libuv1-dev (the loop drivers, and the
-#                               benchmark's peers)
+#                               benchmark's peers), redis-server and
+#                               redis-tools (the Redis module's tests)
 #   scripts/deps.sh --bench     the same plus the benchmark's third peer,
 #                               libevent-dev (optional)
 #   scripts/deps.sh --ci        the default set plus valgrind and python3
@@ -84,12 +85,14 @@ if [ "${1:-}" = "--ci" ]; then
   have_cmd python3 || need+=(python3)
 fi
 peers=()
+have_cmd redis-server || peers+=(redis-server)
+have_cmd redis-cli || peers+=(redis-tools)
 if have_cmd cc; then
   have_header ev.h || have_header libev/ev.h || peers+=(libev-dev)
   have_header uv.h || peers+=(libuv1-dev)
   [ "${1:-}" != "--bench" ] || have_header event2/event.h || peers+=(libevent-dev)
 else
-  peers=(libev-dev libuv1-dev)
+  peers+=(libev-dev libuv1-dev)
   [ "${1:-}" != "--bench" ] || peers+=(libevent-dev)
 fi
 

@@ -1,0 +1,445 @@
+#!/usr/bin/env bash
+# The Redis module's tests, against a real redis-server (Debian's) started
+# here on free loopback ports, each in a temporary directory, and stopped
+# at the end.  Every check is of behaviour; a wait for a timer polls until
+# the expected state or a bound of 30 s, never asserts a time.
+#
+#   test-redis.sh PART MODULE SCHEME
+#
+# PART: commands | persistence | replication | blocking | many
+# MODULE: the built twredis.so; SCHEME: the default scheme of new keys.
+set -euo pipefail
+part=${1:?usage: test-redis.sh PART MODULE SCHEME}
+module=$(realpath "${2:?usage: test-redis.sh PART MODULE SCHEME}")
+scheme=${3:-heap}
+command -v redis-server >/dev/null && command -v redis-cli >/dev/null || {
+  echo "test-redis: needs redis-server and redis-cli (apt-get install redis-server redis-tools)" >&2
+  exit 1
+}
+
+tmp=$(mktemp -d)
+servers=() # pids
+bg=()      # background clients
+cleanup() {
+  for p in ${bg[@]+"${bg[@]}"}; do kill "$p" 2>/dev/null || true; done
+  for p in ${servers[@]+"${servers[@]}"}; do kill "$p" 2>/dev/null || true; done
+  for p in ${servers[@]+"${servers[@]}"}; do wait "$p" 2>/dev/null || true; done
+  if [ -n "${KEEP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT
+
+checks=0
+fails=0
+ok() { checks=$((checks + 1)); }
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); checks=$((checks + 1)); }
+# expect DESC WANT GOT
+expect() {
+  if [ "$3" == "$2" ]; then ok; else fail "$1: want [$2], got [$3]"; fi
+}
+# expect_match DESC REGEX GOT
+expect_match() {
+  if [[ "$3" =~ $2 ]]; then ok; else fail "$1: want /$2/, got [$3]"; fi
+}
+
+free_port() {
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 40000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+  done
+}
+
+# start NAME [redis-server arguments...]: a server in $tmp/NAME on a free
+# loopback port, left in PORT, with the module loaded (SCHEME $scheme, plus
+# $MODARGS), up when this returns.  A port taken meanwhile by another test
+# is retried with another.
+start() {
+  local name=$1 try i
+  shift
+  mkdir -p "$tmp/$name"
+  for try in 1 2 3 4 5; do
+    PORT=$(free_port)
+    : >"$tmp/$name/log"
+    redis-server --port "$PORT" --bind 127.0.0.1 --dir "$tmp/$name" --save "" \
+      --logfile "$tmp/$name/log" --enable-debug-command yes \
+      --loadmodule "$module" SCHEME "$scheme" ${MODARGS:-} "$@" &
+    servers+=($!)
+    for i in $(seq 300); do
+      [ "$(redis-cli -p "$PORT" ping 2>/dev/null)" = PONG ] && return 0
+      kill -0 "${servers[-1]}" 2>/dev/null || break
+      sleep 0.1
+    done
+    grep -q 'Address already in use' "$tmp/$name/log" || break
+  done
+  echo "test-redis: server $name did not start; its log:" >&2
+  tail -n 20 "$tmp/$name/log" >&2
+  return 1
+}
+
+# stop PORT: shut the server down without saving, and wait for it.
+stop() {
+  redis-cli -p "$1" shutdown nosave >/dev/null 2>&1 || true
+  local i
+  for i in $(seq 300); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null || return 0
+    sleep 0.1
+  done
+}
+
+# wait_for DESC WANT COMMAND...: poll COMMAND until it prints WANT (30 s).
+wait_for() {
+  local desc=$1 want=$2 got i
+  shift 2
+  for i in $(seq 600); do
+    got=$("$@" 2>&1) || true
+    [ "$got" == "$want" ] && { ok; return 0; }
+    sleep 0.05
+  done
+  fail "$desc: want [$want], still [$got] after 30 s"
+}
+
+# field PORT KEY NAME: one field of TW.INFO.
+field() {
+  fieldn "$1" 0 "$2" "$3"
+}
+# fieldn PORT DB KEY NAME: the same in database DB.
+fieldn() {
+  redis-cli -p "$1" -n "$2" tw.info "$3" | awk -v f="$4" 'NR % 2 == 1 { k = $0 } NR % 2 == 0 && k == f { print }'
+}
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# ----------------------------------------------------------------- parts
+
+part_commands() {
+  local P
+  MODARGS="MAX-PAYLOAD 64 MAX-ID 32" start a
+  P=$PORT
+  r() { redis-cli -p "$P" "$@"; }
+  local far=$(($(now_ms) + 3600000))
+
+  # add, replace, NX, XX, deadline, count, next, info
+  expect "add" 1 "$(r tw.add q a pa PXAT "$far")"
+  expect "add again replaces" 0 "$(r tw.add q a pa2 PXAT "$((far + 1))")"
+  expect "deadline after replace" "$((far + 1))" "$(r tw.deadline q a)"
+  expect "NX keeps the timer" 0 "$(r tw.add q a px PXAT 5 NX)"
+  expect "deadline after NX" "$((far + 1))" "$(r tw.deadline q a)"
+  expect "XX on a missing id" 0 "$(r tw.add q zz px PXAT 5 XX)"
+  expect "XX on a missing key creates nothing" 00 "$(r tw.add nokey x p PX 5 XX)$(r exists nokey)"
+  expect "XX replaces" 0 "$(r tw.add q a pa3 PXAT "$far" XX)"
+  expect "deadline" "$far" "$(r tw.deadline q a)"
+  expect "deadline of a missing id" -2 "$(r tw.deadline q nope)"
+  expect "deadline of a missing key" -2 "$(r tw.deadline nokey a)"
+  expect "add b" 1 "$(r tw.add q b pb PXAT "$((far - 10))")"
+  expect "count" 2 "$(r tw.count q)"
+  expect "count of a missing key" 0 "$(r tw.count nokey)"
+  if [ "$scheme" = hierarchical_coarse ]; then # its firing tick: the deadline rounded up
+    expect "next" 1 "$(($(r tw.next q) >= far - 10))"
+  else
+    expect "next" "$((far - 10))" "$(r tw.next q)"
+  fi
+  expect "next of a missing key" "" "$(r tw.next nokey)"
+  expect "info scheme" "$scheme" "$(field "$P" q scheme)"
+  expect "info pending" 2 "$(field "$P" q pending)"
+  expect "type" twheeltmr "$(r type q)"
+  expect_match "memory usage" '^[0-9]+$' "$(r memory usage q)"
+  expect_match "digest" '^[0-9a-f]{40}$' "$(r debug digest-value q)"
+  expect "pop: nothing due" "" "$(r tw.pop q)"
+
+  # server-side expiry: ready without any pop
+  r tw.add e x1 p1 PX 50 >/dev/null
+  wait_for "expired by the server" 1 field "$P" e ready
+  expect "pop the expired" "$(printf 'x1\np1')" "$(r tw.pop e)"
+  expect "an empty key is deleted" 0 "$(r exists e)"
+  expect "past deadline: ready at once" 1 "$(r tw.add e x2 p2 PXAT 1)"
+  expect "ready at once" 1 "$(field "$P" e ready)"
+  expect "pop it" "$(printf 'x2\np2')" "$(r tw.pop e COUNT 10)"
+
+  # COUNT, in deadline order across expiry passes
+  local t0
+  t0=$(now_ms)
+  for i in 1 2 3 4 5; do r tw.add c "c$i" "p$i" PXAT "$((t0 - 100 + i))" >/dev/null; done
+  expect "pop COUNT 3" "$(printf 'c1\np1\nc2\np2\nc3\np3')" "$(r tw.pop c COUNT 3)"
+  expect "pop the rest" "$(printf 'c4\np4\nc5\np5')" "$(r tw.pop c COUNT 3)"
+
+  # cancel in each state
+  r tw.add k p1 x PXAT "$far" >/dev/null
+  r tw.add k r1 x PXAT 1 >/dev/null
+  expect "cancel pending + ready + missing" 2 "$(r tw.cancel k p1 r1 nope)"
+  expect "cancelled all: key gone" 0 "$(r exists k)"
+  expect "cancel on a missing key" 0 "$(r tw.cancel k p1)"
+
+  # lease, ack, redelivery
+  r tw.add l j1 job PXAT 1 >/dev/null
+  expect "ack before delivery" 0 "$(r tw.ack l j1)"
+  expect "pop with lease" "$(printf 'j1\njob')" "$(r tw.pop l LEASE 600000)"
+  expect "leased" 1 "$(field "$P" l leased)"
+  expect_match "lease deadline" '^[0-9]{13}$' "$(r tw.deadline l j1)"
+  expect "ack" 1 "$(r tw.ack l j1)"
+  expect "acked: key gone" 0 "$(r exists l)"
+  r tw.add l j2 job2 PXAT 1 >/dev/null
+  expect "pop with a short lease" "$(printf 'j2\njob2')" "$(r tw.pop l LEASE 50)"
+  wait_for "redelivered after the lease" 1 field "$P" l ready
+  expect "pop again" "$(printf 'j2\njob2')" "$(r tw.pop l LEASE 600000)"
+  expect "ack after redelivery" 1 "$(r tw.ack l j2)"
+
+  # TAKE and EXPIRE (what replication carries)
+  r tw.add t a x PXAT 1 >/dev/null
+  r tw.add t b x PXAT "$far" >/dev/null
+  expect "take a pending one: none" 0 "$(r tw.take t 0 b)"
+  expect "take a ready one" 1 "$(r tw.take t 0 a)"
+  expect "expire to the past: nothing" 0 "$(r tw.expire t 1)"
+  expect_match "expire after the clock" 'after the server' "$(r tw.expire t "$((far * 2))")"
+  r del t >/dev/null
+
+  # rename, move, swapdb: the server still expires the key where it went
+  r tw.add n1 a x PX 100 >/dev/null
+  r rename n1 n2 >/dev/null
+  wait_for "expiry follows a rename" 1 field "$P" n2 ready
+  r tw.add m1 a x PX 100 >/dev/null
+  r move m1 3 >/dev/null
+  wait_for "expiry follows a move" 1 fieldn "$P" 3 m1 ready
+  r tw.add s1 a x PX 100 >/dev/null
+  r swapdb 0 5 >/dev/null
+  wait_for "expiry follows swapdb" 1 fieldn "$P" 5 s1 ready
+  r swapdb 0 5 >/dev/null
+  r tw.add f1 a x PX 100000 >/dev/null
+  r flushall async >/dev/null
+  r tw.add f2 a x PX 50 >/dev/null
+  wait_for "expiry after flushall async" 1 field "$P" f2 ready
+  r flushall >/dev/null
+
+  # blocking inside MULTI does not block
+  expect "BLOCK in MULTI" "$(printf 'OK\nQUEUED\n')" "$(printf 'MULTI\nTW.POP nokey BLOCK 0\nEXEC\n' | r | head -n 3)"
+
+  # bad input: clear errors, nothing changed, the server up
+  r tw.add q2 keep x PXAT "$far" >/dev/null
+  r set str v >/dev/null
+  local before
+  before=$(r debug digest)
+  expect_match "WRONGTYPE add" WRONGTYPE "$(r tw.add str a p PX 10)"
+  expect_match "WRONGTYPE pop" WRONGTYPE "$(r tw.pop str)"
+  expect_match "WRONGTYPE count" WRONGTYPE "$(r tw.count str)"
+  expect_match "WRONGTYPE cancel" WRONGTYPE "$(r tw.cancel str a)"
+  expect_match "arity add" 'wrong number of arguments' "$(r tw.add q2 a)"
+  expect_match "arity count" 'wrong number of arguments' "$(r tw.count)"
+  expect_match "arity deadline" 'wrong number of arguments' "$(r tw.deadline q2)"
+  expect_match "arity cancel" 'wrong number of arguments' "$(r tw.cancel q2)"
+  expect_match "negative PX" 'invalid expire' "$(r tw.add q2 a p PX -1)"
+  expect_match "non-numeric PX" 'invalid expire' "$(r tw.add q2 a p PX soon)"
+  expect_match "PXAT past 2^63" 'invalid expire' "$(r tw.add q2 a p PXAT 9223372036854775808)"
+  expect_match "PX overflowing" 'overflows' "$(r tw.add q2 a p PX 9223372036854775807)"
+  expect_match "no deadline" 'deadline is required' "$(r tw.add q2 a p NX SCHEME heap)"
+  expect_match "NX and XX" 'not compatible' "$(r tw.add q2 a p PX 5 NX XX)"
+  expect_match "unknown option" 'syntax error' "$(r tw.add q2 a p PX 5 SOON)"
+  expect_match "unknown scheme" 'unknown scheme' "$(r tw.add q2 a p PX 5 SCHEME bogus)"
+  expect_match "TIME after the clock" 'TIME must be' "$(r tw.add q9 a p PX 5 TIME "$((far * 2))")"
+  expect_match "empty id" 'id length' "$(r tw.add q2 '' p PX 5)"
+  expect_match "id too long" 'id length' "$(r tw.add q2 "$(printf 'i%.0s' $(seq 33))" p PX 5)"
+  expect_match "payload too long" 'max-payload' "$(r tw.add q2 a "$(printf 'p%.0s' $(seq 65))" PX 5)"
+  expect_match "COUNT 0" 'COUNT must be' "$(r tw.pop q2 COUNT 0)"
+  expect_match "LEASE 0" 'LEASE must be' "$(r tw.pop q2 LEASE 0)"
+  expect_match "BLOCK -1" 'timeout' "$(r tw.pop q2 BLOCK -1)"
+  expect_match "pop syntax" 'syntax error' "$(r tw.pop q2 COUNT)"
+  expect_match "take with a bad time" 'invalid lease' "$(r tw.take q2 soon a)"
+  expect_match "expire with a bad time" 'invalid time' "$(r tw.expire q2 -5)"
+  expect "bad input changed nothing" "$before" "$(r debug digest)"
+  expect "still up" PONG "$(r ping)"
+  expect_match "wheel is not for keys" 'not wheel' "$(r tw.add w a p PX 100 SCHEME wheel)"
+  stop "$P"
+}
+
+# state PORT KEY: what must survive a restart (the time moves on).
+state() {
+  local p=$1 k=$2
+  echo "$(redis-cli -p "$p" debug digest-value "$k") $(field "$p" "$k" pending)" \
+       "$(field "$p" "$k" ready) $(field "$p" "$k" leased)"
+}
+
+fill_states() { # PORT: key q with pending, ready and leased timers
+  local p=$1 far i
+  far=$(($(now_ms) + 3600000))
+  for i in $(seq 20); do redis-cli -p "$p" tw.add q "p$i" "pay$i" PXAT "$((far + i))" >/dev/null; done
+  for i in $(seq 10); do redis-cli -p "$p" tw.add q "r$i" "pay$i" PXAT "$i" >/dev/null; done
+  redis-cli -p "$p" tw.pop q COUNT 4 LEASE 3600000 >/dev/null
+}
+
+part_persistence() {
+  local P s1 s2
+  # RDB
+  start rdb
+  P=$PORT
+  fill_states "$P"
+  s1=$(state "$P" q)
+  expect "filled" "20 6 4" "${s1#* }"
+  redis-cli -p "$P" save >/dev/null
+  stop "$P"
+  start rdb
+  P=$PORT
+  expect "restart from RDB" "$s1" "$(state "$P" q)"
+  redis-cli -p "$P" debug reload >/dev/null
+  expect "DEBUG RELOAD" "$s1" "$(state "$P" q)"
+  expect "ack a lease kept by the RDB" 1 "$(redis-cli -p "$P" tw.ack q r1)"
+  expect "pop a ready one kept by the RDB" "$(printf 'r5\npay5')" "$(redis-cli -p "$P" tw.pop q)"
+  stop "$P"
+
+  # AOF: the command log, then a rewrite, each replayed by a restart
+  start aof --appendonly yes
+  P=$PORT
+  fill_states "$P"
+  s1=$(state "$P" q)
+  stop "$P"
+  start aof --appendonly yes
+  P=$PORT
+  expect "restart from the AOF" "$s1" "$(state "$P" q)"
+  redis-cli -p "$P" bgrewriteaof >/dev/null
+  wait_for "rewrite done" 0 sh -c "redis-cli -p $P info persistence | sed -n 's/^aof_rewrite_in_progress:\([0-9]*\).*/\1/p'"
+  wait_for "rewrite scheduled none" 0 sh -c "redis-cli -p $P info persistence | sed -n 's/^aof_rewrite_scheduled:\([0-9]*\).*/\1/p'"
+  s2=$(state "$P" q)
+  stop "$P"
+  start aof --appendonly yes
+  P=$PORT
+  expect "restart from the rewritten AOF" "$s2" "$(state "$P" q)"
+  expect "ack after the rewrite" 1 "$(redis-cli -p "$P" tw.ack q r2)"
+  stop "$P"
+
+  # an RDB of a newer encoding: refused with a clear message, no crash
+  if command -v python3 >/dev/null; then
+    start newer --rdbchecksum no
+    P=$PORT
+    redis-cli -p "$P" tw.add q a p PX 100000 >/dev/null
+    redis-cli -p "$P" save >/dev/null
+    stop "$P"
+    python3 - "$tmp/newer/dump.rdb" <<'EOF'
+import sys
+cs = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+def mid(v):
+    i = 0
+    for ch in "twheeltmr":
+        i = (i << 6) | cs.index(ch)
+    return ((i << 10) | v).to_bytes(8, "big")
+data = open(sys.argv[1], "rb").read()
+assert data.count(mid(1)) == 1, "module id not found once"
+open(sys.argv[1], "wb").write(data.replace(mid(1), mid(2)))
+EOF
+    local sum
+    sum=$(cksum <"$tmp/newer/dump.rdb")
+    set +e
+    timeout 30 redis-server --port "$(free_port)" --bind 127.0.0.1 --dir "$tmp/newer" --save "" \
+      --logfile "$tmp/newer/log2" --loadmodule "$module" SCHEME "$scheme"
+    local rc=$?
+    set -e
+    # Redis stops at the load error (its exit status is its own affair)
+    expect "newer RDB: the server refuses to start" 1 "$((rc != 124))"
+    expect "newer RDB: the file is left as it was" "$sum" "$(cksum <"$tmp/newer/dump.rdb")"
+    expect_match "newer RDB: the log says why" 'written by a newer twredis' "$(cat "$tmp/newer/log2")"
+    if grep -q 'crashed by signal' "$tmp/newer/log2"; then fail "newer RDB: crashed"; else ok; fi
+  else
+    echo "test-redis: python3 missing: the newer-encoding check is skipped"
+  fi
+}
+
+part_replication() {
+  local P R far
+  start primary
+  P=$PORT
+  start replica --replicaof 127.0.0.1 "$P"
+  R=$PORT
+  wait_for "replica linked" up sh -c "redis-cli -p $R info replication | sed -n 's/^master_link_status:\([a-z]*\).*/\1/p'"
+  fill_states "$P"
+  far=$(($(now_ms) + 1500))
+  for i in $(seq 30); do redis-cli -p "$P" tw.add soon "s$i" x PXAT "$((far + i))" >/dev/null; done
+  for i in $(seq 10); do redis-cli -p "$P" tw.add quick "k$i" x PX "$((20 * i))" >/dev/null; done
+  wait_for "primary expired quick" 10 field "$P" quick ready
+  redis-cli -p "$P" tw.pop quick COUNT 3 >/dev/null
+  redis-cli -p "$P" tw.pop quick COUNT 2 LEASE 600000 >/dev/null
+  redis-cli -p "$P" wait 1 5000 >/dev/null
+  local k
+  for k in q soon quick; do
+    expect "replica follows: $k" "$(state "$P" $k)" "$(state "$R" $k)"
+    expect "replica's time is the primary's: $k" "$(field "$P" $k time)" "$(field "$R" $k time)"
+  done
+  expect_match "a replica refuses writes" READONLY "$(redis-cli -p "$R" tw.add q a p PX 5)"
+  # the primary goes away; the replica, promoted, expires from its own data
+  stop "$P"
+  redis-cli -p "$R" replicaof no one >/dev/null
+  wait_for "promoted replica expires what the primary left" 30 field "$R" soon ready
+  redis-cli -p "$R" tw.add fresh a x PX 50 >/dev/null
+  wait_for "promoted replica expires new timers" 1 field "$R" fresh ready
+  expect "leases kept across the failover" 2 "$(field "$R" quick leased)"
+  stop "$R"
+}
+
+part_blocking() {
+  local P out i
+  start b
+  P=$PORT
+  # woken by expiry
+  redis-cli -p "$P" tw.pop q BLOCK 20000 >"$tmp/b1" &
+  bg+=($!)
+  sleep 0.2
+  redis-cli -p "$P" tw.add q w1 pay PX 100 >/dev/null
+  wait "${bg[-1]}"
+  expect "woken by expiry" "$(printf 'w1\npay')" "$(cat "$tmp/b1")"
+  # timeout
+  expect "timeout: nil" "" "$(redis-cli -p "$P" tw.pop q BLOCK 100)"
+  # many blocked clients on one key: each timer to exactly one of them
+  local n=24 got=10
+  for i in $(seq $n); do
+    redis-cli -p "$P" tw.pop m BLOCK 3000 >"$tmp/m$i" &
+    bg+=($!)
+  done
+  wait_for "all blocked" "$n" sh -c "redis-cli -p $P info clients | sed -n 's/^blocked_clients:\([0-9]*\).*/\1/p'"
+  for i in $(seq $got); do redis-cli -p "$P" tw.add m "id$i" x PX $((10 * i)) >/dev/null; done
+  for p in "${bg[@]}"; do wait "$p" || true; done
+  bg=()
+  out=$(cat "$tmp"/m* | grep '^id' | sort)
+  expect "each timer to one client" "$(seq $got | sed 's/^/id/' | sort)" "$out"
+  expect "the others timed out (nil)" "$((n - got))" \
+    "$(for i in $(seq $n); do [ "$(cat "$tmp/m$i")" = "" ] && echo; done | wc -l)"
+  # a blocked pop with a lease
+  redis-cli -p "$P" tw.pop l BLOCK 20000 LEASE 600000 >"$tmp/b2" &
+  bg+=($!)
+  sleep 0.2
+  redis-cli -p "$P" tw.add l a pay PX 50 >/dev/null
+  wait "${bg[-1]}"
+  bg=()
+  expect "blocked pop with a lease" "$(printf 'a\npay')" "$(cat "$tmp/b2")"
+  expect "leased" 1 "$(field "$P" l leased)"
+  stop "$P"
+}
+
+part_many() {
+  local P n=1000000 t0 mem
+  start big
+  P=$PORT
+  t0=$(($(now_ms) + 3000))
+  # the protocol itself (deadlines as strings: awk's %d may stop at 2^31)
+  awk -v n=$n -v t="$t0" 'BEGIN { for (i = 0; i < n; i++) {
+    d = sprintf("%.0f", t + i % 1000); id = sprintf("%d", i)
+    printf "*6\r\n$6\r\nTW.ADD\r\n$3\r\nbig\r\n$%d\r\n%s\r\n$1\r\np\r\n", length(id), id
+    printf "$4\r\nPXAT\r\n$%d\r\n%s\r\n", length(d), d } }' |
+    redis-cli -p "$P" --pipe >"$tmp/pipe"
+  expect_match "pipe: no errors" 'errors: 0, replies: 1000000' "$(tail -n 1 "$tmp/pipe")"
+  expect "10^6 timers" $n "$(redis-cli -p "$P" tw.count big)"
+  mem=$(redis-cli -p "$P" memory usage big)
+  echo "test-redis: 10^6 timers in one key ($scheme): $((mem / n)) bytes per timer (MEMORY USAGE)"
+  wait_for "all expired" $n field "$P" big ready
+  local popped=0 k
+  while :; do
+    k=$(redis-cli -p "$P" tw.pop big COUNT 100000 | awk 'NR % 2 == 1 && $0 != ""' | tee -a "$tmp/ids" | wc -l)
+    [ "$k" -gt 0 ] || break
+    popped=$((popped + k))
+  done
+  expect "popped all" $n "$popped"
+  expect "each once" $n "$(sort -u "$tmp/ids" | wc -l)"
+  expect "key gone" 0 "$(redis-cli -p "$P" exists big)"
+  stop "$P"
+}
+
+case $part in
+  commands | persistence | replication | blocking | many) "part_$part" ;;
+  *) echo "test-redis: unknown part '$part'" >&2; exit 2 ;;
+esac
+echo "test-redis: $part ($scheme): $checks checks, $fails failed"
+[ "$fails" -eq 0 ]

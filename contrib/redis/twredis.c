@@ -1,0 +1,1328 @@
+/*
+ * twredis.c -- a Redis module: a timer data type backed by twheel.
+ *
+ * A key of this type is a set of timers, each an id and a payload with a
+ * deadline in Unix milliseconds, kept on one twheel facility whose time is
+ * the Unix clock in ms.  A timer is, in turn:
+ *
+ *   pending  on the facility, at its deadline;
+ *   ready    past its deadline, on the key's ready list (FIFO), waiting for
+ *            a TW.POP;
+ *   leased   handed out by TW.POP ... LEASE ms: on the facility again, at
+ *            the lease's end, when it becomes ready again unless TW.ACK
+ *            removed it first.
+ *
+ * Expiry is the server's, not the clients': one module-wide Redis timer is
+ * armed for the earliest next deadline over every key (a heap facility of
+ * the keys, "wake" below), and re-armed only when that earliest deadline
+ * moves.  When it fires, each key that is due is advanced, its due timers
+ * go to its ready list, and clients blocked in TW.POP ... BLOCK on the key
+ * are woken (RedisModule_SignalKeyAsReady, as BLPOP's are).
+ *
+ * Replication and the AOF see effects, never a time-dependent command: an
+ * add is propagated with its absolute deadline (PXAT), an expiry pass as
+ * TW.EXPIRE key <ms> (advance the key to that time), a pop as TW.TAKE key
+ * <lease-until> <id>... naming the timers taken.  Only a primary expires;
+ * a replica's keys move only by what its primary sends.  docs/redis.md has
+ * the commands, the guarantees and the figures.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "redismodule.h"
+#include "twheel.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* The module's entry points, which redis-server looks up by name. */
+int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int RedisModule_OnUnload(RedisModuleCtx *ctx);
+
+#define TQ_TYPE_NAME "twheeltmr" /* nine characters, as Redis requires */
+#define TQ_ENCVER 1              /* the RDB encoding this file writes */
+
+#define tq_container_of(ptr, type, member) \
+    ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+enum tq_state { TQ_PENDING = 0, TQ_READY = 1, TQ_LEASED = 2 };
+
+struct tq_link {
+    struct tq_link *next, *prev;
+};
+
+/* One timer: 80 bytes, then its id and payload in the same allocation. */
+struct tq_entry {
+    struct tw_timer tm;        /* on the key's facility: pending or leased */
+    struct tq_link ready;      /* on the key's ready list: ready */
+    struct tq_entry *hnext;    /* the id index's chain */
+    uint32_t idlen, plen;
+    uint32_t state;            /* enum tq_state */
+    uint32_t deliveries;       /* leases handed out so far */
+    char data[];               /* the id, then the payload */
+};
+
+/* One key. */
+struct tq {
+    struct tw *tw;             /* pending and leased timers, Unix ms */
+    struct tq_entry **bucket;  /* the id index: chains, nbucket a power of 2 */
+    uint64_t nbucket;
+    uint64_t count;            /* timers, every state */
+    uint64_t nready, nleased;
+    uint64_t bytes;            /* the entries' allocations */
+    struct tq_link ready;      /* ready timers, oldest first */
+    /* module-wide bookkeeping */
+    struct tw_timer wake;      /* on g.wake at this key's next deadline */
+    RedisModuleString *name;   /* the key's name, or NULL if not known yet */
+    int db;
+    int attached;              /* on g.keys, wake usable */
+    struct tq_link keys;       /* g.keys */
+};
+
+static struct {
+    RedisModuleType *type;
+    struct tw *wake;               /* every key's next deadline, Unix ms */
+    RedisModuleTimerID timer;      /* the one Redis timer, when armed */
+    int armed;
+    uint64_t armed_at;
+    struct tq_link keys;           /* every attached key */
+    enum tw_scheme scheme;         /* for new keys */
+    uint64_t max_payload, max_id;
+    uint64_t seed;
+    RedisModuleCtx *ctx;           /* during the timer handler */
+    struct tq *firing;             /* the key whose facility is advancing */
+    uint64_t moved;                /* timers made ready by that advance */
+} g;
+
+/* ------------------------------------------------------------- helpers */
+
+static void *tq_alloc(void *ctx, size_t n) { (void)ctx; return RedisModule_Alloc(n); }
+static void *tq_realloc(void *ctx, void *p, size_t o, size_t n)
+{
+    (void)ctx;
+    (void)o;
+    return RedisModule_Realloc(p, n);
+}
+static void tq_free_fn(void *ctx, void *p, size_t n)
+{
+    (void)ctx;
+    (void)n;
+    RedisModule_Free(p);
+}
+static const struct tw_allocator tq_allocator = {tq_alloc, tq_realloc, tq_free_fn, NULL};
+
+static uint64_t now_ms(void)
+{
+    long long t = RedisModule_Milliseconds();
+    return t < 0 ? 0 : (uint64_t)t;
+}
+
+static void link_init(struct tq_link *l) { l->next = l->prev = l; }
+static void link_add_tail(struct tq_link *head, struct tq_link *l)
+{
+    l->prev = head->prev;
+    l->next = head;
+    head->prev->next = l;
+    head->prev = l;
+}
+static void link_del(struct tq_link *l)
+{
+    l->prev->next = l->next;
+    l->next->prev = l->prev;
+    link_init(l);
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 32;
+    x *= UINT64_C(0xd6e8feb86659fd93);
+    x ^= x >> 32;
+    x *= UINT64_C(0xd6e8feb86659fd93);
+    x ^= x >> 32;
+    return x;
+}
+
+/* The id's hash, seeded per process, so that ids chosen to collide in one
+ * server do not collide in another. */
+static uint64_t id_hash(const char *p, size_t n)
+{
+    uint64_t h = g.seed ^ ((uint64_t)n * UINT64_C(0x9e3779b97f4a7c15));
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = mix64(h ^ w);
+        p += 8;
+        n -= 8;
+    }
+    uint64_t w = 0;
+    memcpy(&w, p, n);
+    return mix64(h ^ w ^ ((uint64_t)n << 56));
+}
+
+static const char *entry_id(const struct tq_entry *e) { return e->data; }
+static const char *entry_payload(const struct tq_entry *e) { return e->data + e->idlen; }
+static size_t entry_size(const struct tq_entry *e)
+{
+    return sizeof *e + (size_t)e->idlen + e->plen;
+}
+
+/* ------------------------------------------------------------ the index */
+
+static struct tq_entry **index_slot(struct tq *q, const char *id, size_t n)
+{
+    if (q->nbucket == 0)
+        return NULL;
+    struct tq_entry **s = &q->bucket[id_hash(id, n) & (q->nbucket - 1)];
+    for (; *s; s = &(*s)->hnext)
+        if ((*s)->idlen == n && memcmp(entry_id(*s), id, n) == 0)
+            return s;
+    return NULL;
+}
+
+static struct tq_entry *index_find(struct tq *q, const char *id, size_t n)
+{
+    struct tq_entry **s = index_slot(q, id, n);
+    return s ? *s : NULL;
+}
+
+static void index_resize(struct tq *q, uint64_t nb)
+{
+    struct tq_entry **b = RedisModule_Calloc(nb, sizeof *b);
+    for (uint64_t i = 0; i < q->nbucket; i++) {
+        struct tq_entry *e = q->bucket[i], *next;
+        for (; e; e = next) {
+            next = e->hnext;
+            struct tq_entry **s = &b[id_hash(entry_id(e), e->idlen) & (nb - 1)];
+            e->hnext = *s;
+            *s = e;
+        }
+    }
+    RedisModule_Free(q->bucket);
+    q->bucket = b;
+    q->nbucket = nb;
+}
+
+static void index_add(struct tq *q, struct tq_entry *e)
+{
+    if (q->count + 1 > q->nbucket)
+        index_resize(q, q->nbucket ? q->nbucket * 2 : 16);
+    struct tq_entry **s = &q->bucket[id_hash(entry_id(e), e->idlen) & (q->nbucket - 1)];
+    e->hnext = *s;
+    *s = e;
+}
+
+/* ------------------------------------------------------------- the keys */
+
+static void entry_fire(struct tw *tw, struct tw_timer *t);
+static void wake_fire(struct tw *tw, struct tw_timer *t);
+
+static struct tq *tq_new(enum tw_scheme scheme, tw_time_t start)
+{
+    struct tw_config cfg;
+    if (tw_config_init(&cfg, scheme) != 0)
+        return NULL;
+    cfg.start = start;
+    cfg.allocator = &tq_allocator;
+    struct tq *q = RedisModule_Calloc(1, sizeof *q);
+    if (tw_create(&q->tw, &cfg) != 0) {
+        RedisModule_Free(q);
+        return NULL;
+    }
+    link_init(&q->ready);
+    link_init(&q->keys);
+    tw_timer_init(&q->wake, wake_fire);
+    return q;
+}
+
+/* Off the module-wide lists: no longer expired by the server. */
+static void tq_detach(struct tq *q)
+{
+    if (!q->attached)
+        return;
+    tw_stop(g.wake, &q->wake);
+    link_del(&q->keys);
+    q->attached = 0;
+}
+
+/* This key's next deadline on the wake facility. */
+static void tq_rearm(struct tq *q)
+{
+    if (!q->attached)
+        return;
+    tw_time_t d;
+    if (tw_next_expiry(q->tw, &d) == 1) {
+        if (!tw_timer_pending(&q->wake) || tw_timer_deadline(&q->wake) != d)
+            tw_start_at(g.wake, &q->wake, d);
+    } else {
+        tw_stop(g.wake, &q->wake);
+    }
+}
+
+/* Record the key's name and database (a command names its key; a key
+ * loaded from an RDB file gets its name from the loader) and put it on the
+ * module-wide lists. */
+static void tq_attach(struct tq *q, const RedisModuleString *name, int db)
+{
+    if (name == NULL)
+        return;
+    size_t a, b;
+    const char *pa = q->name ? RedisModule_StringPtrLen(q->name, &a) : NULL;
+    const char *pb = RedisModule_StringPtrLen(name, &b);
+    if (pa == NULL || a != b || memcmp(pa, pb, a) != 0) {
+        if (q->name)
+            RedisModule_FreeString(NULL, q->name);
+        q->name = RedisModule_CreateStringFromString(NULL, name);
+    }
+    q->db = db;
+    if (!q->attached) {
+        link_add_tail(&g.keys, &q->keys);
+        q->attached = 1;
+    }
+    tq_rearm(q);
+}
+
+static void entry_free(struct tq *q, struct tq_entry *e)
+{
+    q->bytes -= entry_size(e);
+    RedisModule_Free(e);
+}
+
+static void tq_free(void *value)
+{
+    struct tq *q = value;
+    if (q == NULL)
+        return;
+    tq_detach(q);
+    tw_destroy(q->tw); /* pending nodes become idle, then are freed below */
+    for (uint64_t i = 0; i < q->nbucket; i++) {
+        struct tq_entry *e = q->bucket[i], *next;
+        for (; e; e = next) {
+            next = e->hnext;
+            RedisModule_Free(e);
+        }
+    }
+    RedisModule_Free(q->bucket);
+    if (q->name)
+        RedisModule_FreeString(NULL, q->name);
+    RedisModule_Free(q);
+}
+
+/* A fired timer (deadline or lease) goes to the tail of the ready list. */
+static void entry_fire(struct tw *tw, struct tw_timer *t)
+{
+    (void)tw;
+    struct tq_entry *e = tq_container_of(t, struct tq_entry, tm);
+    struct tq *q = g.firing;
+    if (e->state == TQ_LEASED)
+        q->nleased--;
+    e->state = TQ_READY;
+    q->nready++;
+    link_add_tail(&q->ready, &e->ready);
+    g.moved++;
+}
+
+/* Advance the key's facility to `now` (never back): its due timers become
+ * ready.  Returns how many. */
+static uint64_t tq_advance(struct tq *q, uint64_t now)
+{
+    if (now < tw_now(q->tw))
+        return 0;
+    g.firing = q;
+    g.moved = 0;
+    tw_advance(q->tw, now);
+    g.firing = NULL;
+    return g.moved;
+}
+
+/* Take e out of wherever it is, and out of the index (slot: where the
+ * index points at it). */
+static void entry_unlink(struct tq *q, struct tq_entry **slot)
+{
+    struct tq_entry *e = *slot;
+    *slot = e->hnext;
+    if (e->state == TQ_READY) {
+        link_del(&e->ready);
+        q->nready--;
+    } else {
+        if (e->state == TQ_LEASED)
+            q->nleased--;
+        tw_stop(q->tw, &e->tm);
+    }
+    q->count--;
+    if (q->nbucket > 64 && q->count < q->nbucket / 8)
+        index_resize(q, q->nbucket / 4);
+}
+
+/* Add e (not in the index) with deadline `due`: pending, or ready at once
+ * when due is not after the key's time. */
+static void entry_insert(struct tq *q, struct tq_entry *e, uint64_t due)
+{
+    index_add(q, e);
+    q->count++;
+    q->bytes += entry_size(e);
+    e->state = TQ_PENDING;
+    tw_start_at(q->tw, &e->tm, due);
+    if (due <= tw_now(q->tw))
+        tq_advance(q, tw_now(q->tw)); /* fires exactly e: all else due has fired */
+}
+
+static struct tq_entry *entry_new(const char *id, size_t idlen, const char *p, size_t plen)
+{
+    struct tq_entry *e = RedisModule_Alloc(sizeof *e + idlen + plen);
+    memset(e, 0, sizeof *e);
+    tw_timer_init(&e->tm, entry_fire);
+    link_init(&e->ready);
+    e->idlen = (uint32_t)idlen;
+    e->plen = (uint32_t)plen;
+    memcpy(e->data, id, idlen);
+    if (plen)
+        memcpy(e->data + idlen, p, plen);
+    return e;
+}
+
+/* Schemes a key may use: all but wheel, whose range (MaxInterval ticks of
+ * 1 ms, 4 s by default) cannot hold the deadlines of a timer queue. */
+static int scheme_ok(int s)
+{
+    return s >= 0 && s != TW_WHEEL && tw_scheme_available((enum tw_scheme)s);
+}
+
+/* ------------------------------------------------------ module-wide timer */
+
+static int is_primary(RedisModuleCtx *ctx)
+{
+    return (RedisModule_GetContextFlags(ctx) & REDISMODULE_CTX_FLAGS_SLAVE) == 0;
+}
+
+static void on_timer(RedisModuleCtx *ctx, void *data);
+
+/* Arm the Redis timer for the earliest next deadline of every key, if it
+ * is not armed for it already; on a replica, disarm it. */
+static void arm(RedisModuleCtx *ctx)
+{
+    tw_time_t next = 0;
+    int has = is_primary(ctx) && tw_next_expiry(g.wake, &next) == 1;
+    if (g.armed && (!has || next != g.armed_at)) {
+        RedisModule_StopTimer(ctx, g.timer, NULL);
+        g.armed = 0;
+    }
+    if (has && !g.armed) {
+        uint64_t now = now_ms();
+        uint64_t d = next > now ? next - now : 0;
+        if (d > (uint64_t)LLONG_MAX / 2)
+            d = (uint64_t)LLONG_MAX / 2;
+        g.timer = RedisModule_CreateTimer(ctx, (mstime_t)d, on_timer, NULL);
+        g.armed = 1;
+        g.armed_at = next;
+    }
+}
+
+/* Bring key q (in database q->db, selected) to `now` and propagate it as
+ * TW.EXPIRE, waking its blocked clients if any timer became ready. */
+static void tq_expire(RedisModuleCtx *ctx, struct tq *q, uint64_t now)
+{
+    uint64_t was = tw_now(q->tw);
+    if (now < was)
+        now = was; /* never back: the wall clock may step */
+    uint64_t moved = tq_advance(q, now);
+    if (now > was || moved)
+        RedisModule_Replicate(ctx, "TW.EXPIRE", "sl", q->name, (long long)now);
+    if (moved)
+        RedisModule_SignalKeyAsReady(ctx, q->name);
+    tq_rearm(q);
+}
+
+/* A key whose next deadline has come (from the wake facility's advance in
+ * on_timer()). */
+static void wake_fire(struct tw *tw, struct tw_timer *t)
+{
+    struct tq *q = tq_container_of(t, struct tq, wake);
+    RedisModuleCtx *ctx = g.ctx;
+    int olddb = RedisModule_GetSelectedDb(ctx);
+    if (q->name == NULL || RedisModule_SelectDb(ctx, q->db) != REDISMODULE_OK) {
+        tq_detach(q);
+        return;
+    }
+    /* The name must still lead to this value (renames are followed by the
+     * keyspace notifications below; this guards against a missed one). */
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, q->name, REDISMODULE_READ | REDISMODULE_WRITE);
+    if (RedisModule_ModuleTypeGetType(key) != g.type || RedisModule_ModuleTypeGetValue(key) != q) {
+        RedisModule_Log(ctx, "warning", "twredis: a key of db %d is no longer where it was; "
+                        "its timers wait for the next command on it", q->db);
+        RedisModule_CloseKey(key);
+        tq_detach(q);
+        RedisModule_SelectDb(ctx, olddb);
+        return;
+    }
+    tq_expire(ctx, q, tw_now(tw));
+    RedisModule_SignalModifiedKey(ctx, q->name);
+    RedisModule_CloseKey(key);
+    RedisModule_SelectDb(ctx, olddb);
+}
+
+static void on_timer(RedisModuleCtx *ctx, void *data)
+{
+    (void)data;
+    g.armed = 0;
+    if (!is_primary(ctx))
+        return;
+    uint64_t now = now_ms();
+    if (now < tw_now(g.wake))
+        now = tw_now(g.wake); /* the wall clock stepped back: wait for it */
+    g.ctx = ctx;
+    tw_advance(g.wake, now);
+    g.ctx = NULL;
+    arm(ctx);
+}
+
+/* ------------------------------------------------------------- commands */
+
+/* Open `name` for a command: *q the value, or NULL if the key is empty
+ * (a key opened for reading only is then NULL too).  Returns -1 having
+ * replied WRONGTYPE for a key of another type, else 0. */
+static int open_key(RedisModuleCtx *ctx, RedisModuleString *name, int mode, RedisModuleKey **key,
+                    struct tq **q)
+{
+    *key = RedisModule_OpenKey(ctx, name, mode);
+    *q = NULL;
+    if (RedisModule_KeyType(*key) == REDISMODULE_KEYTYPE_EMPTY)
+        return 0;
+    if (RedisModule_ModuleTypeGetType(*key) != g.type) {
+        RedisModule_CloseKey(*key);
+        RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+        return -1;
+    }
+    *q = RedisModule_ModuleTypeGetValue(*key);
+    if (mode & REDISMODULE_WRITE)
+        tq_attach(*q, name, RedisModule_GetSelectedDb(ctx));
+    return 0;
+}
+
+/* A command from a client of this server (not the primary's stream, not
+ * the AOF), on a primary: the only place time is read. */
+static int from_client(RedisModuleCtx *ctx)
+{
+    int f = RedisModule_GetContextFlags(ctx);
+    return (f & (REDISMODULE_CTX_FLAGS_REPLICATED | REDISMODULE_CTX_FLAGS_LOADING)) == 0 &&
+           (f & REDISMODULE_CTX_FLAGS_SLAVE) == 0;
+}
+
+/* After a write: the key's wake, the Redis timer, the empty key deleted. */
+static void after_write(RedisModuleCtx *ctx, RedisModuleKey *key, struct tq *q)
+{
+    if (q->count == 0) {
+        RedisModule_DeleteKey(key); /* tq_free() */
+    } else {
+        tq_rearm(q);
+    }
+    arm(ctx);
+}
+
+static int parse_u64(RedisModuleString *s, uint64_t *out)
+{
+    long long v;
+    if (RedisModule_StringToLongLong(s, &v) != REDISMODULE_OK || v < 0)
+        return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+static int arg_is(RedisModuleString *s, const char *word)
+{
+    size_t n;
+    const char *p = RedisModule_StringPtrLen(s, &n);
+    return n == strlen(word) && strncasecmp(p, word, n) == 0;
+}
+
+/* The largest deadline accepted: what a signed 64-bit ms value holds. */
+#define TQ_MAX_DEADLINE ((uint64_t)LLONG_MAX)
+
+/* TW.ADD key id payload PX ms|PXAT unix-ms [NX|XX] [SCHEME name] [TIME unix-ms]
+ * 1 if the id was added, 0 if it replaced a timer or NX/XX kept it out.
+ * SCHEME and TIME apply when the add creates the key: its facility's
+ * scheme and its time (default: the server's clock; from a client, not
+ * after it), which the add propagates so that a replica's key is the
+ * same. */
+static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 6)
+        return RedisModule_WrongArity(ctx);
+    uint64_t due = 0, v, start = 0;
+    int have_due = 0, have_start = 0, nx = 0, xx = 0, scheme = -1;
+    for (int i = 4; i < argc; i++) {
+        if ((arg_is(argv[i], "PX") || arg_is(argv[i], "PXAT")) && i + 1 < argc && !have_due) {
+            if (parse_u64(argv[i + 1], &v) != 0)
+                return RedisModule_ReplyWithError(ctx, "ERR invalid expire time: a "
+                                                  "non-negative integer of milliseconds");
+            if (arg_is(argv[i], "PX")) {
+                uint64_t now = now_ms();
+                if (v > TQ_MAX_DEADLINE - now)
+                    return RedisModule_ReplyWithError(ctx, "ERR invalid expire time: "
+                                                      "the deadline overflows");
+                due = now + v;
+            } else {
+                if (v > TQ_MAX_DEADLINE)
+                    return RedisModule_ReplyWithError(ctx, "ERR invalid expire time");
+                due = v;
+            }
+            have_due = 1;
+            i++;
+        } else if (arg_is(argv[i], "NX")) {
+            nx = 1;
+        } else if (arg_is(argv[i], "XX")) {
+            xx = 1;
+        } else if (arg_is(argv[i], "TIME") && i + 1 < argc && !have_start) {
+            if (parse_u64(argv[i + 1], &start) != 0 || start > TQ_MAX_DEADLINE ||
+                (from_client(ctx) && start > now_ms()))
+                return RedisModule_ReplyWithError(ctx, "ERR TIME must be a time in Unix ms, "
+                                                  "not after the server's clock");
+            have_start = 1;
+            i++;
+        } else if (arg_is(argv[i], "SCHEME") && i + 1 < argc) {
+            scheme = tw_scheme_from_name(RedisModule_StringPtrLen(argv[i + 1], NULL));
+            if (!scheme_ok(scheme))
+                return RedisModule_ReplyWithError(ctx, "ERR unknown scheme (heap, "
+                                                  "hierarchical, lawn, ...; not wheel, whose "
+                                                  "range is 4 s: docs/redis.md)");
+            i++;
+        } else {
+            return RedisModule_ReplyWithError(ctx, "ERR syntax error: TW.ADD key id payload "
+                                              "PX ms|PXAT unix-ms [NX|XX] [SCHEME name] "
+                                              "[TIME unix-ms]");
+        }
+    }
+    if (!have_due)
+        return RedisModule_ReplyWithError(ctx, "ERR a deadline is required: PX ms or PXAT unix-ms");
+    if (nx && xx)
+        return RedisModule_ReplyWithError(ctx, "ERR XX and NX options at the same time are "
+                                          "not compatible");
+    size_t idlen, plen;
+    const char *id = RedisModule_StringPtrLen(argv[2], &idlen);
+    const char *payload = RedisModule_StringPtrLen(argv[3], &plen);
+    if (idlen == 0 || idlen > g.max_id)
+        return RedisModule_ReplyWithError(ctx, "ERR id length out of range (1 to max-id bytes)");
+    if (plen > g.max_payload)
+        return RedisModule_ReplyWithError(ctx, "ERR payload longer than max-payload bytes");
+
+    struct tq *q;
+    RedisModuleKey *key;
+    if (open_key(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &q) != 0)
+        return REDISMODULE_OK;
+    struct tq_entry **slot = q ? index_slot(q, id, idlen) : NULL;
+    if ((nx && slot) || (xx && !slot)) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithLongLong(ctx, 0);
+    }
+    int created = q == NULL;
+    if (created) {
+        if (!have_start)
+            start = now_ms();
+        q = tq_new(scheme >= 0 ? (enum tw_scheme)scheme : g.scheme, start);
+        if (q == NULL) {
+            RedisModule_CloseKey(key);
+            return RedisModule_ReplyWithError(ctx, "ERR scheme not available in this build");
+        }
+    }
+    if (created) {
+        RedisModule_ModuleTypeSetValue(key, g.type, q);
+        tq_attach(q, argv[1], RedisModule_GetSelectedDb(ctx));
+    }
+    int added = slot == NULL;
+    if (slot) {
+        struct tq_entry *old = *slot;
+        entry_unlink(q, slot);
+        entry_free(q, old);
+    }
+    uint64_t ready0 = q->nready;
+    entry_insert(q, entry_new(id, idlen, payload, plen), due);
+    RedisModule_Replicate(ctx, "TW.ADD", "sssclcccl", argv[1], argv[2], argv[3], "PXAT",
+                          (long long)due, "SCHEME", tw_scheme_name(tw_get_scheme(q->tw)),
+                          "TIME", (long long)tw_now(q->tw));
+    if (q->nready > ready0)
+        RedisModule_SignalKeyAsReady(ctx, argv[1]);
+    after_write(ctx, key, q);
+    RedisModule_CloseKey(key);
+    return RedisModule_ReplyWithLongLong(ctx, added);
+}
+
+/* TW.CANCEL key id [id ...]: how many were removed (in any state). */
+static int cmd_cancel(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 3)
+        return RedisModule_WrongArity(ctx);
+    struct tq *q;
+    RedisModuleKey *key;
+    if (open_key(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &q) != 0)
+        return REDISMODULE_OK;
+    long long n = 0;
+    for (int i = 2; q && i < argc; i++) {
+        size_t len;
+        const char *id = RedisModule_StringPtrLen(argv[i], &len);
+        struct tq_entry **slot = index_slot(q, id, len);
+        if (slot) {
+            struct tq_entry *e = *slot;
+            entry_unlink(q, slot);
+            entry_free(q, e);
+            n++;
+        }
+    }
+    if (n) {
+        RedisModule_ReplicateVerbatim(ctx);
+        after_write(ctx, key, q);
+    }
+    RedisModule_CloseKey(key);
+    return RedisModule_ReplyWithLongLong(ctx, n);
+}
+
+/* TW.ACK key id [id ...]: remove timers handed out with a lease (leased,
+ * or ready again after their lease ran out); how many. */
+static int cmd_ack(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 3)
+        return RedisModule_WrongArity(ctx);
+    struct tq *q;
+    RedisModuleKey *key;
+    if (open_key(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &q) != 0)
+        return REDISMODULE_OK;
+    long long n = 0;
+    for (int i = 2; q && i < argc; i++) {
+        size_t len;
+        const char *id = RedisModule_StringPtrLen(argv[i], &len);
+        struct tq_entry **slot = index_slot(q, id, len);
+        if (slot && (*slot)->deliveries > 0 && (*slot)->state != TQ_PENDING) {
+            struct tq_entry *e = *slot;
+            entry_unlink(q, slot);
+            entry_free(q, e);
+            n++;
+        }
+    }
+    if (n) {
+        RedisModule_ReplicateVerbatim(ctx);
+        after_write(ctx, key, q);
+    }
+    RedisModule_CloseKey(key);
+    return RedisModule_ReplyWithLongLong(ctx, n);
+}
+
+/* TW.DEADLINE key id: the timer's deadline in Unix ms (a leased timer's:
+ * its lease's end), or -2 if there is no such timer. */
+static int cmd_deadline(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 3)
+        return RedisModule_WrongArity(ctx);
+    struct tq *q;
+    RedisModuleKey *key;
+    if (open_key(ctx, argv[1], REDISMODULE_READ, &key, &q) != 0)
+        return REDISMODULE_OK;
+    size_t len;
+    const char *id = RedisModule_StringPtrLen(argv[2], &len);
+    struct tq_entry *e = q ? index_find(q, id, len) : NULL;
+    RedisModule_CloseKey(key);
+    return RedisModule_ReplyWithLongLong(ctx, e ? (long long)tw_timer_deadline(&e->tm) : -2);
+}
+
+/* TW.COUNT key: timers in the key, every state. */
+static int cmd_count(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 2)
+        return RedisModule_WrongArity(ctx);
+    struct tq *q;
+    RedisModuleKey *key;
+    if (open_key(ctx, argv[1], REDISMODULE_READ, &key, &q) != 0)
+        return REDISMODULE_OK;
+    RedisModule_CloseKey(key);
+    return RedisModule_ReplyWithLongLong(ctx, q ? (long long)q->count : 0);
+}
+
+/* TW.NEXT key: the earliest deadline of a pending or leased timer (Unix
+ * ms), or nil. */
+static int cmd_next(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 2)
+        return RedisModule_WrongArity(ctx);
+    struct tq *q;
+    RedisModuleKey *key;
+    if (open_key(ctx, argv[1], REDISMODULE_READ, &key, &q) != 0)
+        return REDISMODULE_OK;
+    tw_time_t d;
+    int has = q && tw_next_expiry(q->tw, &d) == 1;
+    RedisModule_CloseKey(key);
+    return has ? RedisModule_ReplyWithLongLong(ctx, (long long)d) : RedisModule_ReplyWithNull(ctx);
+}
+
+/* TW.INFO key: field-value pairs. */
+static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 2)
+        return RedisModule_WrongArity(ctx);
+    struct tq *q;
+    RedisModuleKey *key;
+    if (open_key(ctx, argv[1], REDISMODULE_READ, &key, &q) != 0)
+        return REDISMODULE_OK;
+    if (q == NULL) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithNull(ctx);
+    }
+    RedisModule_ReplyWithArray(ctx, 14);
+    RedisModule_ReplyWithSimpleString(ctx, "scheme");
+    RedisModule_ReplyWithSimpleString(ctx, tw_scheme_name(tw_get_scheme(q->tw)));
+    RedisModule_ReplyWithSimpleString(ctx, "timers");
+    RedisModule_ReplyWithLongLong(ctx, (long long)q->count);
+    RedisModule_ReplyWithSimpleString(ctx, "pending");
+    RedisModule_ReplyWithLongLong(ctx, (long long)(q->count - q->nready - q->nleased));
+    RedisModule_ReplyWithSimpleString(ctx, "ready");
+    RedisModule_ReplyWithLongLong(ctx, (long long)q->nready);
+    RedisModule_ReplyWithSimpleString(ctx, "leased");
+    RedisModule_ReplyWithLongLong(ctx, (long long)q->nleased);
+    RedisModule_ReplyWithSimpleString(ctx, "time");
+    RedisModule_ReplyWithLongLong(ctx, (long long)tw_now(q->tw));
+    RedisModule_ReplyWithSimpleString(ctx, "memory");
+    RedisModule_ReplyWithLongLong(ctx, (long long)(sizeof *q + tw_memory(q->tw) +
+                                                   q->nbucket * sizeof *q->bucket + q->bytes));
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* Take up to `count` ready timers of q: reply [[id, payload], ...], remove
+ * them or lease them until `lease_until` (0: remove), and propagate it as
+ * TW.TAKE key lease-until id...  Returns how many. */
+static long long take_ready(RedisModuleCtx *ctx, RedisModuleString *name, struct tq *q,
+                            uint64_t count, uint64_t lease_until)
+{
+    uint64_t k = q->nready < count ? q->nready : count;
+    RedisModuleString **ids = RedisModule_Alloc((k + 1) * sizeof *ids);
+    RedisModule_ReplyWithArray(ctx, (long)k);
+    for (uint64_t i = 0; i < k; i++) {
+        struct tq_entry *e = tq_container_of(q->ready.next, struct tq_entry, ready);
+        RedisModule_ReplyWithArray(ctx, 2);
+        RedisModule_ReplyWithStringBuffer(ctx, entry_id(e), e->idlen);
+        RedisModule_ReplyWithStringBuffer(ctx, entry_payload(e), e->plen);
+        ids[i] = RedisModule_CreateString(NULL, entry_id(e), e->idlen);
+        if (lease_until) {
+            link_del(&e->ready);
+            q->nready--;
+            e->state = TQ_LEASED;
+            e->deliveries++;
+            q->nleased++;
+            tw_start_at(q->tw, &e->tm, lease_until);
+        } else {
+            struct tq_entry **slot = index_slot(q, entry_id(e), e->idlen);
+            entry_unlink(q, slot);
+            entry_free(q, e);
+        }
+    }
+    if (k)
+        RedisModule_Replicate(ctx, "TW.TAKE", "slv", name, (long long)lease_until, ids, (size_t)k);
+    for (uint64_t i = 0; i < k; i++)
+        RedisModule_FreeString(NULL, ids[i]);
+    RedisModule_Free(ids);
+    return (long long)k;
+}
+
+struct pop_args {
+    uint64_t count;
+    uint64_t lease;   /* ms, 0: none */
+};
+
+/* The pop, once the key is open for writing: bring the key to now (on a
+ * primary), then take.  Returns how many were taken, or -1 if none was
+ * ready (nothing replied). */
+static long long pop_key(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey *key,
+                         struct tq *q, const struct pop_args *a)
+{
+    uint64_t now = now_ms();
+    if (q && is_primary(ctx))
+        tq_expire(ctx, q, now);
+    if (q == NULL || q->nready == 0)
+        return -1;
+    uint64_t until = 0;
+    if (a->lease) {
+        until = tw_now(q->tw) + a->lease;
+        if (until < now + a->lease)
+            until = now + a->lease; /* the key's time may trail the clock */
+    }
+    long long k = take_ready(ctx, name, q, a->count, until);
+    after_write(ctx, key, q);
+    return k;
+}
+
+static int pop_blocked_reply(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    (void)argv;
+    (void)argc;
+    const struct pop_args *a = RedisModule_GetBlockedClientPrivateData(ctx);
+    RedisModuleString *name = RedisModule_GetBlockedClientReadyKey(ctx);
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE);
+    if (RedisModule_KeyType(key) == REDISMODULE_KEYTYPE_EMPTY ||
+        RedisModule_ModuleTypeGetType(key) != g.type) {
+        RedisModule_CloseKey(key);
+        return REDISMODULE_ERR; /* keep waiting */
+    }
+    struct tq *q = RedisModule_ModuleTypeGetValue(key);
+    tq_attach(q, name, RedisModule_GetSelectedDb(ctx));
+    long long k = pop_key(ctx, name, key, q, a);
+    RedisModule_CloseKey(key);
+    return k < 0 ? REDISMODULE_ERR : REDISMODULE_OK;
+}
+
+static int pop_blocked_timeout(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    (void)argv;
+    (void)argc;
+    return RedisModule_ReplyWithNullArray(ctx);
+}
+
+static void pop_blocked_free(RedisModuleCtx *ctx, void *privdata)
+{
+    (void)ctx;
+    RedisModule_Free(privdata);
+}
+
+/* TW.POP key [COUNT n] [LEASE ms] [BLOCK ms]: up to n (default 1) ready
+ * timers as [[id, payload], ...]; an empty array when none is ready, or,
+ * with BLOCK, wait up to ms (0: for ever) for one, nil on timeout. */
+static int cmd_pop(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 2)
+        return RedisModule_WrongArity(ctx);
+    struct pop_args a = {1, 0};
+    uint64_t block = 0;
+    int blocking = 0;
+    for (int i = 2; i < argc; i += 2) { /* option-value pairs */
+        uint64_t v;
+        if (i + 1 >= argc)
+            return RedisModule_ReplyWithError(ctx, "ERR syntax error: TW.POP key [COUNT n] "
+                                              "[LEASE ms] [BLOCK ms]");
+        if (arg_is(argv[i], "COUNT")) {
+            if (parse_u64(argv[i + 1], &v) != 0 || v == 0)
+                return RedisModule_ReplyWithError(ctx, "ERR COUNT must be a positive integer");
+            a.count = v;
+        } else if (arg_is(argv[i], "LEASE")) {
+            if (parse_u64(argv[i + 1], &v) != 0 || v == 0 || v > TQ_MAX_DEADLINE / 2)
+                return RedisModule_ReplyWithError(ctx, "ERR LEASE must be a positive integer "
+                                                  "of milliseconds");
+            a.lease = v;
+        } else if (arg_is(argv[i], "BLOCK")) {
+            if (parse_u64(argv[i + 1], &v) != 0 || v > TQ_MAX_DEADLINE / 2)
+                return RedisModule_ReplyWithError(ctx, "ERR timeout is not an integer or "
+                                                  "out of range");
+            block = v;
+            blocking = 1;
+        } else {
+            return RedisModule_ReplyWithError(ctx, "ERR syntax error: TW.POP key [COUNT n] "
+                                              "[LEASE ms] [BLOCK ms]");
+        }
+    }
+    struct tq *q;
+    RedisModuleKey *key;
+    if (open_key(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &q) != 0)
+        return REDISMODULE_OK;
+    long long k = pop_key(ctx, argv[1], key, q, &a);
+    RedisModule_CloseKey(key);
+    if (k >= 0)
+        return REDISMODULE_OK;
+    int f = RedisModule_GetContextFlags(ctx);
+    if (!blocking || (f & (REDISMODULE_CTX_FLAGS_MULTI | REDISMODULE_CTX_FLAGS_LUA |
+                           REDISMODULE_CTX_FLAGS_DENY_BLOCKING)))
+        return blocking ? RedisModule_ReplyWithNullArray(ctx) : RedisModule_ReplyWithArray(ctx, 0);
+    struct pop_args *pa = RedisModule_Alloc(sizeof *pa);
+    *pa = a;
+    RedisModule_BlockClientOnKeys(ctx, pop_blocked_reply, pop_blocked_timeout, pop_blocked_free,
+                                  (long long)block, &argv[1], 1, pa);
+    return REDISMODULE_OK;
+}
+
+/* TW.EXPIRE key unix-ms: advance the key to that time, its due timers made
+ * ready; how many.  What a primary sends its replicas and writes to the
+ * AOF; from a client, a time after the server's clock is refused (it would
+ * fire timers early). */
+static int cmd_expire(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 3)
+        return RedisModule_WrongArity(ctx);
+    uint64_t t;
+    if (parse_u64(argv[2], &t) != 0 || t > TQ_MAX_DEADLINE)
+        return RedisModule_ReplyWithError(ctx, "ERR invalid time");
+    if (from_client(ctx) && t > now_ms())
+        return RedisModule_ReplyWithError(ctx, "ERR time is after the server's clock");
+    struct tq *q;
+    RedisModuleKey *key;
+    if (open_key(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &q) != 0)
+        return REDISMODULE_OK;
+    uint64_t moved = 0;
+    if (q && t > tw_now(q->tw)) {
+        moved = tq_advance(q, t);
+        RedisModule_ReplicateVerbatim(ctx);
+        if (moved)
+            RedisModule_SignalKeyAsReady(ctx, argv[1]);
+        after_write(ctx, key, q);
+    }
+    RedisModule_CloseKey(key);
+    return RedisModule_ReplyWithLongLong(ctx, (long long)moved);
+}
+
+/* TW.TAKE key lease-until id [id ...]: take the named ready timers, removed
+ * (lease-until 0) or leased until that time; how many.  What a pop sends
+ * replicas and the AOF. */
+static int cmd_take(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 4)
+        return RedisModule_WrongArity(ctx);
+    uint64_t until;
+    if (parse_u64(argv[2], &until) != 0 || until > TQ_MAX_DEADLINE)
+        return RedisModule_ReplyWithError(ctx, "ERR invalid lease time");
+    struct tq *q;
+    RedisModuleKey *key;
+    if (open_key(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &q) != 0)
+        return REDISMODULE_OK;
+    long long n = 0;
+    for (int i = 3; q && i < argc; i++) {
+        size_t len;
+        const char *id = RedisModule_StringPtrLen(argv[i], &len);
+        struct tq_entry **slot = index_slot(q, id, len);
+        if (slot == NULL || (*slot)->state != TQ_READY)
+            continue;
+        struct tq_entry *e = *slot;
+        if (until) {
+            link_del(&e->ready);
+            q->nready--;
+            e->state = TQ_LEASED;
+            e->deliveries++;
+            q->nleased++;
+            tw_start_at(q->tw, &e->tm, until);
+            if (until <= tw_now(q->tw))
+                tq_advance(q, tw_now(q->tw));
+        } else {
+            entry_unlink(q, slot);
+            entry_free(q, e);
+        }
+        n++;
+    }
+    if (n) {
+        RedisModule_ReplicateVerbatim(ctx);
+        after_write(ctx, key, q);
+    }
+    RedisModule_CloseKey(key);
+    return RedisModule_ReplyWithLongLong(ctx, n);
+}
+
+/* ------------------------------------------------------ type callbacks */
+
+/*
+ * RDB encoding 1: scheme name, the key's time, the count, then per timer
+ * (the ready ones first, oldest first): id, payload, state, deadline (a
+ * ready timer's: the one it fired for), deliveries.
+ */
+static void tq_rdb_save_entry(RedisModuleIO *io, struct tq_entry *e)
+{
+    RedisModule_SaveStringBuffer(io, entry_id(e), e->idlen);
+    RedisModule_SaveStringBuffer(io, entry_payload(e), e->plen);
+    RedisModule_SaveUnsigned(io, e->state);
+    RedisModule_SaveUnsigned(io, tw_timer_deadline(&e->tm));
+    RedisModule_SaveUnsigned(io, e->deliveries);
+}
+
+static void tq_rdb_save(RedisModuleIO *io, void *value)
+{
+    struct tq *q = value;
+    const char *scheme = tw_scheme_name(tw_get_scheme(q->tw));
+    RedisModule_SaveStringBuffer(io, scheme, strlen(scheme));
+    RedisModule_SaveUnsigned(io, tw_now(q->tw));
+    RedisModule_SaveUnsigned(io, q->count);
+    for (struct tq_link *l = q->ready.next; l != &q->ready; l = l->next)
+        tq_rdb_save_entry(io, tq_container_of(l, struct tq_entry, ready));
+    for (uint64_t i = 0; i < q->nbucket; i++)
+        for (struct tq_entry *e = q->bucket[i]; e; e = e->hnext)
+            if (e->state != TQ_READY)
+                tq_rdb_save_entry(io, e);
+}
+
+static void *tq_rdb_load(RedisModuleIO *io, int encver)
+{
+    if (encver > TQ_ENCVER) {
+        RedisModule_LogIOError(io, "warning", "twredis: this RDB file holds timers in encoding "
+                               "%d, written by a newer twredis; this one reads up to %d", encver,
+                               TQ_ENCVER);
+        return NULL;
+    }
+    size_t n;
+    char *name = RedisModule_LoadStringBuffer(io, &n);
+    if (RedisModule_IsIOError(io))
+        return NULL;
+    char sname[32];
+    int scheme = -1;
+    if (n < sizeof sname) {
+        memcpy(sname, name, n);
+        sname[n] = '\0';
+        scheme = tw_scheme_from_name(sname);
+    }
+    RedisModule_Free(name);
+    uint64_t now = RedisModule_LoadUnsigned(io);
+    uint64_t count = RedisModule_LoadUnsigned(io);
+    if (RedisModule_IsIOError(io))
+        return NULL;
+    struct tq *q = scheme_ok(scheme) ? tq_new((enum tw_scheme)scheme, now) : NULL;
+    if (q == NULL) {
+        RedisModule_LogIOError(io, "warning", "twredis: a key's scheme is unknown to this build");
+        return NULL;
+    }
+    int ready_pending = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        size_t idlen, plen;
+        char *id = RedisModule_LoadStringBuffer(io, &idlen);
+        char *p = RedisModule_IsIOError(io) ? NULL : RedisModule_LoadStringBuffer(io, &plen);
+        uint64_t state = RedisModule_LoadUnsigned(io);
+        uint64_t deadline = RedisModule_LoadUnsigned(io);
+        uint64_t deliveries = RedisModule_LoadUnsigned(io);
+        if (RedisModule_IsIOError(io) || state > TQ_LEASED || idlen == 0 || idlen > UINT32_MAX ||
+            plen > UINT32_MAX || index_find(q, id, idlen)) {
+            if (id)
+                RedisModule_Free(id);
+            if (p)
+                RedisModule_Free(p);
+            RedisModule_LogIOError(io, "warning", "twredis: a timer of a key is damaged");
+            tq_free(q);
+            return NULL;
+        }
+        struct tq_entry *e = entry_new(id, idlen, p, plen);
+        RedisModule_Free(id);
+        RedisModule_Free(p);
+        e->deliveries = (uint32_t)deliveries;
+        index_add(q, e);
+        q->count++;
+        q->bytes += entry_size(e);
+        e->state = TQ_PENDING;
+        if (state == TQ_READY) {
+            /* Due now: fired, in this order, by the advance below. */
+            tw_start_at(q->tw, &e->tm, deadline < now ? deadline : now);
+            ready_pending = 1;
+        } else {
+            tw_start_at(q->tw, &e->tm, deadline);
+            if (state == TQ_LEASED) {
+                e->state = TQ_LEASED;
+                q->nleased++;
+            }
+        }
+    }
+    if (ready_pending)
+        tq_advance(q, now);
+    tq_attach(q, RedisModule_GetKeyNameFromIO(io), RedisModule_GetDbIdFromIO(io));
+    return q;
+}
+
+/* The AOF: each timer added with its absolute deadline, the key brought to
+ * its time (the due ones ready), the leased ones taken again. */
+static void tq_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *value)
+{
+    struct tq *q = value;
+    const char *scheme = tw_scheme_name(tw_get_scheme(q->tw));
+    uint64_t now = tw_now(q->tw);
+    for (uint64_t i = 0; i < q->nbucket; i++)
+        for (struct tq_entry *e = q->bucket[i]; e; e = e->hnext) {
+            uint64_t d = e->state == TQ_LEASED ? now : tw_timer_deadline(&e->tm);
+            RedisModule_EmitAOF(aof, "TW.ADD", "sbbclcccl", key, entry_id(e), (size_t)e->idlen,
+                                entry_payload(e), (size_t)e->plen, "PXAT", (long long)d,
+                                "SCHEME", scheme, "TIME", (long long)now);
+        }
+    RedisModule_EmitAOF(aof, "TW.EXPIRE", "sl", key, (long long)now);
+    for (uint64_t i = 0; i < q->nbucket; i++)
+        for (struct tq_entry *e = q->bucket[i]; e; e = e->hnext)
+            if (e->state == TQ_LEASED)
+                RedisModule_EmitAOF(aof, "TW.TAKE", "slb", key,
+                                    (long long)tw_timer_deadline(&e->tm), entry_id(e),
+                                    (size_t)e->idlen);
+}
+
+static size_t tq_mem_usage(const void *value)
+{
+    const struct tq *q = value;
+    return sizeof *q + tw_memory(q->tw) + q->nbucket * sizeof *q->bucket + q->bytes;
+}
+
+/* DEBUG DIGEST: each timer a sequence, so that the order of the index
+ * does not matter. */
+static void tq_digest(RedisModuleDigest *md, void *value)
+{
+    struct tq *q = value;
+    for (uint64_t i = 0; i < q->nbucket; i++)
+        for (struct tq_entry *e = q->bucket[i]; e; e = e->hnext) {
+            RedisModule_DigestAddStringBuffer(md, (const char *)entry_id(e), e->idlen);
+            RedisModule_DigestAddStringBuffer(md, (const char *)entry_payload(e), e->plen);
+            RedisModule_DigestAddLongLong(md, e->state);
+            RedisModule_DigestAddLongLong(md, (long long)tw_timer_deadline(&e->tm));
+            RedisModule_DigestEndSequence(md);
+        }
+}
+
+/* ---------------------------------------------------------------- events */
+
+/* A key renamed or moved: its new name (and database) for the expiry. */
+static int on_keyspace(RedisModuleCtx *ctx, int type, const char *event, RedisModuleString *key)
+{
+    (void)type;
+    if (strcmp(event, "rename_to") != 0 && strcmp(event, "move_to") != 0)
+        return REDISMODULE_OK;
+    RedisModuleKey *k = RedisModule_OpenKey(ctx, key, REDISMODULE_READ);
+    if (RedisModule_KeyType(k) == REDISMODULE_KEYTYPE_MODULE &&
+        RedisModule_ModuleTypeGetType(k) == g.type) {
+        struct tq *q = RedisModule_ModuleTypeGetValue(k);
+        tq_attach(q, key, RedisModule_GetSelectedDb(ctx));
+        arm(ctx);
+    }
+    RedisModule_CloseKey(k);
+    return REDISMODULE_OK;
+}
+
+/* FLUSHDB / FLUSHALL: the keys leave the module-wide lists first, since an
+ * asynchronous flush frees them on another thread. */
+static void on_flush(RedisModuleCtx *ctx, RedisModuleEvent e, uint64_t sub, void *data)
+{
+    (void)e;
+    if (sub != REDISMODULE_SUBEVENT_FLUSHDB_START)
+        return;
+    const RedisModuleFlushInfo *fi = data;
+    struct tq_link *l = g.keys.next, *next;
+    for (; l != &g.keys; l = next) {
+        next = l->next;
+        struct tq *q = tq_container_of(l, struct tq, keys);
+        if (fi->dbnum == -1 || fi->dbnum == q->db)
+            tq_detach(q);
+    }
+    arm(ctx);
+}
+
+static void on_swapdb(RedisModuleCtx *ctx, RedisModuleEvent e, uint64_t sub, void *data)
+{
+    (void)ctx;
+    (void)e;
+    (void)sub;
+    const RedisModuleSwapDbInfo *si = data;
+    for (struct tq_link *l = g.keys.next; l != &g.keys; l = l->next) {
+        struct tq *q = tq_container_of(l, struct tq, keys);
+        if (q->db == si->dbnum_first)
+            q->db = si->dbnum_second;
+        else if (q->db == si->dbnum_second)
+            q->db = si->dbnum_first;
+    }
+}
+
+/* A replica promoted, a primary demoted, a data set loaded: arm or disarm
+ * the Redis timer from the keys (Redis timers are neither saved nor
+ * replicated). */
+static void on_role_or_load(RedisModuleCtx *ctx, RedisModuleEvent e, uint64_t sub, void *data)
+{
+    (void)e;
+    (void)sub;
+    (void)data;
+    arm(ctx);
+}
+
+/* ---------------------------------------------------------------- onload */
+
+static int parse_load_args(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    for (int i = 0; i + 1 < argc; i += 2) {
+        const char *v = RedisModule_StringPtrLen(argv[i + 1], NULL);
+        uint64_t n;
+        if (arg_is(argv[i], "SCHEME")) {
+            int s = tw_scheme_from_name(v);
+            if (!scheme_ok(s)) {
+                RedisModule_Log(ctx, "warning", "twredis: scheme '%s' unknown or not for keys "
+                                "(wheel's range is 4 s)", v);
+                return -1;
+            }
+            g.scheme = (enum tw_scheme)s;
+        } else if (arg_is(argv[i], "MAX-PAYLOAD") && parse_u64(argv[i + 1], &n) == 0 &&
+                   n <= UINT32_MAX) {
+            g.max_payload = n;
+        } else if (arg_is(argv[i], "MAX-ID") && parse_u64(argv[i + 1], &n) == 0 && n >= 1 &&
+                   n <= UINT32_MAX) {
+            g.max_id = n;
+        } else {
+            RedisModule_Log(ctx, "warning", "twredis: bad argument '%s' (known: SCHEME name, "
+                            "MAX-PAYLOAD bytes, MAX-ID bytes)",
+                            RedisModule_StringPtrLen(argv[i], NULL));
+            return -1;
+        }
+    }
+    if (argc % 2) {
+        RedisModule_Log(ctx, "warning", "twredis: arguments come in name-value pairs");
+        return -1;
+    }
+    return 0;
+}
+
+int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (RedisModule_Init(ctx, "twheel", 1, REDISMODULE_APIVER_1) == REDISMODULE_ERR)
+        return REDISMODULE_ERR;
+    g.scheme = TW_HEAP;
+    g.max_payload = 1u << 20;
+    g.max_id = 1024;
+    if (parse_load_args(ctx, argv, argc) != 0)
+        return REDISMODULE_ERR;
+    {
+        uint64_t s = (uint64_t)now_ms() ^ (uint64_t)(uintptr_t)&g;
+        RedisModuleString *r = RedisModule_CreateStringPrintf(ctx, "%p", (void *)ctx);
+        s ^= (uint64_t)(uintptr_t)r;
+        RedisModule_FreeString(ctx, r);
+        g.seed = mix64(s);
+    }
+    link_init(&g.keys);
+    struct tw_config cfg;
+    tw_config_init(&cfg, TW_HEAP);
+    cfg.start = now_ms();
+    cfg.allocator = &tq_allocator;
+    if (tw_create(&g.wake, &cfg) != 0)
+        return REDISMODULE_ERR;
+
+    RedisModuleTypeMethods tm = {
+        .version = REDISMODULE_TYPE_METHOD_VERSION,
+        .rdb_load = tq_rdb_load,
+        .rdb_save = tq_rdb_save,
+        .aof_rewrite = tq_aof_rewrite,
+        .mem_usage = tq_mem_usage,
+        .digest = tq_digest,
+        .free = tq_free,
+    };
+    g.type = RedisModule_CreateDataType(ctx, TQ_TYPE_NAME, TQ_ENCVER, &tm);
+    if (g.type == NULL)
+        return REDISMODULE_ERR;
+    RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
+
+    static const struct {
+        const char *name;
+        RedisModuleCmdFunc fn;
+        const char *flags;
+    } cmds[] = {
+        {"tw.add", cmd_add, "write deny-oom"},
+        {"tw.cancel", cmd_cancel, "write fast"},
+        {"tw.ack", cmd_ack, "write fast"},
+        {"tw.pop", cmd_pop, "write"},
+        {"tw.expire", cmd_expire, "write"},
+        {"tw.take", cmd_take, "write"},
+        {"tw.deadline", cmd_deadline, "readonly fast"},
+        {"tw.count", cmd_count, "readonly fast"},
+        {"tw.next", cmd_next, "readonly fast"},
+        {"tw.info", cmd_info, "readonly"},
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (RedisModule_CreateCommand(ctx, cmds[i].name, cmds[i].fn, cmds[i].flags, 1, 1, 1) ==
+            REDISMODULE_ERR)
+            return REDISMODULE_ERR;
+
+    RedisModule_SubscribeToKeyspaceEvents(ctx, REDISMODULE_NOTIFY_GENERIC, on_keyspace);
+    RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_FlushDB, on_flush);
+    RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_SwapDB, on_swapdb);
+    RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_ReplicationRoleChanged,
+                                       on_role_or_load);
+    RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_Loading, on_role_or_load);
+    return REDISMODULE_OK;
+}
+
+int RedisModule_OnUnload(RedisModuleCtx *ctx)
+{
+    (void)ctx;
+    return REDISMODULE_ERR; /* keys of this type may exist: never unloaded */
+}
