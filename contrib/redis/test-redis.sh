@@ -6,7 +6,7 @@
 #
 #   test-redis.sh PART MODULE SCHEME
 #
-# PART: commands | persistence | replication | blocking | many
+# PART: commands | persistence | replication | blocking | many | cluster
 # MODULE: the built twredis.so; SCHEME: the default scheme of new keys.
 set -euo pipefail
 part=${1:?usage: test-redis.sh PART MODULE SCHEME}
@@ -41,11 +41,15 @@ expect_match() {
   if [[ "$3" =~ $2 ]]; then ok; else fail "$1: want /$2/, got [$3]"; fi
 }
 
+# A free loopback port, and its cluster bus port (+10000) free too.
 free_port() {
   local p
   while :; do
-    p=$((20000 + RANDOM % 40000))
-    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+    p=$((20000 + RANDOM % 35000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && continue
+    (exec 3<>"/dev/tcp/127.0.0.1/$((p + 10000))") 2>/dev/null && continue
+    echo "$p"
+    return
   done
 }
 
@@ -437,8 +441,55 @@ part_many() {
   stop "$P"
 }
 
+part_cluster() {
+  local ports=() i k n=300 p
+  for i in 1 2 3; do
+    start "node$i" --cluster-enabled yes --cluster-config-file nodes.conf \
+      --cluster-node-timeout 5000
+    ports+=("$PORT")
+  done
+  redis-cli --cluster create "127.0.0.1:${ports[0]}" "127.0.0.1:${ports[1]}" \
+    "127.0.0.1:${ports[2]}" --cluster-yes >"$tmp/create" 2>&1 ||
+    { cat "$tmp/create"; fail "cluster create"; return; }
+  for p in "${ports[@]}"; do
+    wait_for "cluster up on $p" ok sh -c "redis-cli -p $p cluster info | sed -n 's/^cluster_state:\([a-z]*\).*/\1/p'"
+  done
+  # keys over every slot range, through a client that follows redirections
+  for i in $(seq $n); do echo "TW.ADD k$i id$i pay$i PX 50"; done |
+    redis-cli -c -p "${ports[0]}" >"$tmp/adds"
+  expect "adds through the cluster" $n "$(grep -c '^1$' "$tmp/adds")"
+  # one logical queue as hash-tagged sub-keys, one per shard of the queue
+  for i in $(seq 64); do echo "TW.ADD jobs{$((i % 8))} j$i x PX 50"; done |
+    redis-cli -c -p "${ports[0]}" >/dev/null
+  local spread=0
+  for p in "${ports[@]}"; do
+    [ -n "$(redis-cli -p "$p" --scan --pattern 'jobs*')" ] && spread=$((spread + 1))
+  done
+  expect "the queue's sub-keys span nodes" 1 "$((spread >= 2))"
+  # a node routes a key it does not own elsewhere: the key position is known
+  local moved=0
+  for i in $(seq 20); do
+    case $(redis-cli -p "${ports[0]}" tw.count "k$i") in MOVED*) moved=1 ;; esac
+  done
+  expect "a key of another node is MOVED" 1 "$moved"
+  # every node holds some, and each node pops its own once they expire
+  : >"$tmp/popped"
+  for p in "${ports[@]}"; do
+    local keys
+    keys=$(redis-cli -p "$p" --scan)
+    expect "node $p holds keys" 1 "$([ -n "$keys" ] && echo 1 || echo 0)"
+    for k in $keys; do
+      wait_for "expired on $p" 0 field "$p" "$k" pending
+      redis-cli -p "$p" tw.pop "$k" COUNT 1000 | awk 'NR % 2 == 1 && $0 != ""' >>"$tmp/popped"
+    done
+  done
+  expect "each timer popped once" "$((n + 64))" "$(sort -u "$tmp/popped" | wc -l)"
+  expect "no timer twice" "$((n + 64))" "$(wc -l <"$tmp/popped")"
+  for p in "${ports[@]}"; do stop "$p"; done
+}
+
 case $part in
-  commands | persistence | replication | blocking | many) "part_$part" ;;
+  commands | persistence | replication | blocking | many | cluster) "part_$part" ;;
   *) echo "test-redis: unknown part '$part'" >&2; exit 2 ;;
 esac
 echo "test-redis: $part ($scheme): $checks checks, $fails failed"

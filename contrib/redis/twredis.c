@@ -42,6 +42,7 @@ int RedisModule_OnUnload(RedisModuleCtx *ctx);
 
 #define TQ_TYPE_NAME "twheeltmr" /* nine characters, as Redis requires */
 #define TQ_ENCVER 1              /* the RDB encoding this file writes */
+#define TQ_MAX_ID 65535          /* the longest id, bytes */
 
 #define tq_container_of(ptr, type, member) \
     ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
@@ -52,14 +53,15 @@ struct tq_link {
     struct tq_link *next, *prev;
 };
 
-/* One timer: 80 bytes, then its id and payload in the same allocation. */
+/* One timer: 72 bytes, then its id and payload in the same allocation. */
 struct tq_entry {
     struct tw_timer tm;        /* on the key's facility: pending or leased */
     struct tq_link ready;      /* on the key's ready list: ready */
     struct tq_entry *hnext;    /* the id index's chain */
-    uint32_t idlen, plen;
-    uint32_t state;            /* enum tq_state */
-    uint32_t deliveries;       /* leases handed out so far */
+    uint32_t plen;
+    uint16_t idlen;            /* 1 to TQ_MAX_ID */
+    uint8_t state;             /* enum tq_state */
+    uint8_t deliveries;        /* leases handed out so far, at most 255 */
     char data[];               /* the id, then the payload */
 };
 
@@ -373,7 +375,7 @@ static struct tq_entry *entry_new(const char *id, size_t idlen, const char *p, s
     memset(e, 0, sizeof *e);
     tw_timer_init(&e->tm, entry_fire);
     link_init(&e->ready);
-    e->idlen = (uint32_t)idlen;
+    e->idlen = (uint16_t)idlen;
     e->plen = (uint32_t)plen;
     memcpy(e->data, id, idlen);
     if (plen)
@@ -549,13 +551,14 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (argc < 6)
         return RedisModule_WrongArity(ctx);
     uint64_t due = 0, v, start = 0;
-    int have_due = 0, have_start = 0, nx = 0, xx = 0, scheme = -1;
+    int have_due = 0, have_start = 0, nx = 0, xx = 0, scheme = -1, relative = 0;
     for (int i = 4; i < argc; i++) {
         if ((arg_is(argv[i], "PX") || arg_is(argv[i], "PXAT")) && i + 1 < argc && !have_due) {
             if (parse_u64(argv[i + 1], &v) != 0)
                 return RedisModule_ReplyWithError(ctx, "ERR invalid expire time: a "
                                                   "non-negative integer of milliseconds");
-            if (arg_is(argv[i], "PX")) {
+            relative = arg_is(argv[i], "PX");
+            if (relative) {
                 uint64_t now = now_ms();
                 if (v > TQ_MAX_DEADLINE - now)
                     return RedisModule_ReplyWithError(ctx, "ERR invalid expire time: "
@@ -636,9 +639,15 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     }
     uint64_t ready0 = q->nready;
     entry_insert(q, entry_new(id, idlen, payload, plen), due);
-    RedisModule_Replicate(ctx, "TW.ADD", "sssclcccl", argv[1], argv[2], argv[3], "PXAT",
-                          (long long)due, "SCHEME", tw_scheme_name(tw_get_scheme(q->tw)),
-                          "TIME", (long long)tw_now(q->tw));
+    /* As it was sent when that is deterministic (PXAT into a key that
+     * exists), else with the absolute deadline and, for a new key, its
+     * scheme and time. */
+    if (!created && !relative)
+        RedisModule_ReplicateVerbatim(ctx);
+    else
+        RedisModule_Replicate(ctx, "TW.ADD", "sssclcccl", argv[1], argv[2], argv[3], "PXAT",
+                              (long long)due, "SCHEME", tw_scheme_name(tw_get_scheme(q->tw)),
+                              "TIME", (long long)tw_now(q->tw));
     if (q->nready > ready0)
         RedisModule_SignalKeyAsReady(ctx, argv[1]);
     after_write(ctx, key, q);
@@ -803,7 +812,8 @@ static long long take_ready(RedisModuleCtx *ctx, RedisModuleString *name, struct
             link_del(&e->ready);
             q->nready--;
             e->state = TQ_LEASED;
-            e->deliveries++;
+            if (e->deliveries < UINT8_MAX)
+                e->deliveries++;
             q->nleased++;
             tw_start_at(q->tw, &e->tm, lease_until);
         } else {
@@ -988,7 +998,8 @@ static int cmd_take(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
             link_del(&e->ready);
             q->nready--;
             e->state = TQ_LEASED;
-            e->deliveries++;
+            if (e->deliveries < UINT8_MAX)
+                e->deliveries++;
             q->nleased++;
             tw_start_at(q->tw, &e->tm, until);
             if (until <= tw_now(q->tw))
@@ -1075,7 +1086,7 @@ static void *tq_rdb_load(RedisModuleIO *io, int encver)
         uint64_t state = RedisModule_LoadUnsigned(io);
         uint64_t deadline = RedisModule_LoadUnsigned(io);
         uint64_t deliveries = RedisModule_LoadUnsigned(io);
-        if (RedisModule_IsIOError(io) || state > TQ_LEASED || idlen == 0 || idlen > UINT32_MAX ||
+        if (RedisModule_IsIOError(io) || state > TQ_LEASED || idlen == 0 || idlen > TQ_MAX_ID ||
             plen > UINT32_MAX || index_find(q, id, idlen)) {
             if (id)
                 RedisModule_Free(id);
@@ -1088,7 +1099,7 @@ static void *tq_rdb_load(RedisModuleIO *io, int encver)
         struct tq_entry *e = entry_new(id, idlen, p, plen);
         RedisModule_Free(id);
         RedisModule_Free(p);
-        e->deliveries = (uint32_t)deliveries;
+        e->deliveries = (uint8_t)(deliveries < UINT8_MAX ? deliveries : UINT8_MAX);
         index_add(q, e);
         q->count++;
         q->bytes += entry_size(e);
@@ -1237,7 +1248,7 @@ static int parse_load_args(RedisModuleCtx *ctx, RedisModuleString **argv, int ar
                    n <= UINT32_MAX) {
             g.max_payload = n;
         } else if (arg_is(argv[i], "MAX-ID") && parse_u64(argv[i + 1], &n) == 0 && n >= 1 &&
-                   n <= UINT32_MAX) {
+                   n <= TQ_MAX_ID) {
             g.max_id = n;
         } else {
             RedisModule_Log(ctx, "warning", "twredis: bad argument '%s' (known: SCHEME name, "
