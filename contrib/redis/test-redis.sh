@@ -187,6 +187,35 @@ part_commands() {
   expect "pop again" "$(printf 'j2\njob2')" "$(r tw.pop l LEASE 600000)"
   expect "ack after redelivery" 1 "$(r tw.ack l j2)"
 
+  # periodic: runs on a grid from its first deadline, a delivery each
+  local first
+  first=$(($(now_ms) + 50))
+  expect "periodic add" 1 "$(r tw.add per tick x PXAT "$first" EVERY 40)"
+  wait_for "periodic: first run" 1 field "$P" per ready
+  expect "periodic: pop a run" "$(printf 'tick\nx')" "$(r tw.pop per)"
+  expect "periodic: still there" 1 "$(r tw.count per)"
+  wait_for "periodic: next run" 1 field "$P" per ready
+  r tw.pop per >/dev/null
+  expect "periodic: on the grid" 0 "$((($(r tw.deadline per tick) - first) % 40))"
+  expect "periodic: no ack" 0 "$(r tw.ack per tick)"
+  expect "periodic: cancel" 1 "$(r tw.cancel per tick)"
+  local past
+  past=$(($(now_ms) - 1050))
+  r tw.add burst b x PXAT "$past" EVERY 100 MISSED burst >/dev/null
+  expect_match "burst: a delivery per missed run" '^1[01]$' "$(r tw.pop burst COUNT 100 | grep -c '^b$')"
+  r tw.add skip s x PXAT "$past" EVERY 100 >/dev/null
+  expect "skip: one delivery" 1 "$(r tw.pop skip COUNT 100 | grep -c '^s$')"
+  expect "skip: next run on the grid" 0 "$((($(r tw.deadline skip s) - past) % 100))"
+  local t1
+  t1=$(now_ms)
+  r tw.add delay d x PXAT "$past" EVERY 100000 MISSED delay >/dev/null
+  expect "delay: one delivery" 1 "$(r tw.pop delay COUNT 100 | grep -c '^d$')"
+  expect "delay: a period from the run" 1 "$(($(r tw.deadline delay d) >= t1 + 100000))"
+  r del burst skip delay >/dev/null
+  expect_match "EVERY 0" 'EVERY must be' "$(r tw.add per a p PX 5 EVERY 0)"
+  expect_match "MISSED bogus" 'MISSED is' "$(r tw.add per a p PX 5 EVERY 5 MISSED often)"
+  expect_match "QUEUED without EVERY" 'QUEUED is for' "$(r tw.add per a p PX 5 QUEUED 2)"
+
   # TAKE and EXPIRE (what replication carries)
   r tw.add t a x PXAT 1 >/dev/null
   r tw.add t b x PXAT "$far" >/dev/null
@@ -253,6 +282,12 @@ part_commands() {
   stop "$P"
 }
 
+# r_info_counts PORT KEY: timers, pending, ready, leased.
+r_info_counts() {
+  echo "$(field "$1" "$2" timers) $(field "$1" "$2" pending) $(field "$1" "$2" ready)" \
+       "$(field "$1" "$2" leased)"
+}
+
 # state PORT KEY: what must survive a restart (the time moves on).
 state() {
   local p=$1 k=$2
@@ -266,6 +301,10 @@ fill_states() { # PORT: key q with pending, ready and leased timers
   for i in $(seq 20); do redis-cli -p "$p" tw.add q "p$i" "pay$i" PXAT "$((far + i))" >/dev/null; done
   for i in $(seq 10); do redis-cli -p "$p" tw.add q "r$i" "pay$i" PXAT "$i" >/dev/null; done
   redis-cli -p "$p" tw.pop q COUNT 4 LEASE 3600000 >/dev/null
+  # periodic: one pending, one with 3 deliveries waiting (burst), one skip
+  redis-cli -p "$p" tw.add q e1 every PXAT "$far" EVERY 1000 >/dev/null
+  redis-cli -p "$p" tw.add q e2 burst PXAT "$(($(now_ms) - 2500))" EVERY 1000000 MISSED burst >/dev/null
+  redis-cli -p "$p" tw.add q e3 skip PXAT "$(($(now_ms) - 2500))" EVERY 1000000 MISSED skip >/dev/null
 }
 
 part_persistence() {
@@ -275,7 +314,7 @@ part_persistence() {
   P=$PORT
   fill_states "$P"
   s1=$(state "$P" q)
-  expect "filled" "20 6 4" "${s1#* }"
+  expect "filled" "21 8 4" "${s1#* }"
   redis-cli -p "$P" save >/dev/null
   stop "$P"
   start rdb
@@ -307,6 +346,21 @@ part_persistence() {
   expect "ack after the rewrite" 1 "$(redis-cli -p "$P" tw.ack q r2)"
   stop "$P"
 
+  # an RDB of the previous encoding (1, no periodic timers) still loads
+  mkdir -p "$tmp/enc1"
+  cp "$(dirname "$0")/testdata/enc1.rdb" "$tmp/enc1/dump.rdb"
+  start enc1
+  P=$PORT
+  local k
+  for k in enc1:heap enc1:hierarchical; do
+    expect "encoding 1: $k" "7 3 3 1" "$(r_info_counts "$P" "$k")"
+    expect "encoding 1: $k ready in order" "$(printf 'r2\nready 2\nr3\nready 3\nr4\nready 4')" \
+      "$(redis-cli -p "$P" tw.pop "$k" COUNT 10)"
+    expect "encoding 1: $k lease" 1 "$(redis-cli -p "$P" tw.ack "$k" r1)"
+    expect "encoding 1: $k deadline" 41024448000002 "$(redis-cli -p "$P" tw.deadline "$k" p2)"
+  done
+  stop "$P"
+
   # an RDB of a newer encoding: refused with a clear message, no crash
   if command -v python3 >/dev/null; then
     start newer --rdbchecksum no
@@ -323,8 +377,9 @@ def mid(v):
         i = (i << 6) | cs.index(ch)
     return ((i << 10) | v).to_bytes(8, "big")
 data = open(sys.argv[1], "rb").read()
-assert data.count(mid(1)) == 1, "module id not found once"
-open(sys.argv[1], "wb").write(data.replace(mid(1), mid(2)))
+v = [v for v in range(1, 64) if data.count(mid(v)) == 1]
+assert len(v) == 1, "the module type id is not in the file once"
+open(sys.argv[1], "wb").write(data.replace(mid(v[0]), mid(v[0] + 1)))
 EOF
     local sum
     sum=$(cksum <"$tmp/newer/dump.rdb")

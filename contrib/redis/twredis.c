@@ -41,13 +41,20 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 int RedisModule_OnUnload(RedisModuleCtx *ctx);
 
 #define TQ_TYPE_NAME "twheeltmr" /* nine characters, as Redis requires */
-#define TQ_ENCVER 1              /* the RDB encoding this file writes */
+#define TQ_ENCVER 2              /* the RDB encoding this file writes (reads 1 too) */
 #define TQ_MAX_ID 65535          /* the longest id, bytes */
 
 #define tq_container_of(ptr, type, member) \
     ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 enum tq_state { TQ_PENDING = 0, TQ_READY = 1, TQ_LEASED = 2 };
+
+/* A periodic timer's missed-run policy, as the library's tw_missed: after
+ * runs were missed (the key's time passed several grid points at once),
+ * SKIP delivers once and goes on at the next grid point, BURST delivers
+ * once per grid point passed, DELAY delivers once and starts the grid
+ * again a period after the run. */
+enum tq_policy { TQ_ONCE = 0, TQ_SKIP = 1, TQ_BURST = 2, TQ_DELAY = 3 };
 
 struct tq_link {
     struct tq_link *next, *prev;
@@ -60,9 +67,12 @@ struct tq_entry {
     struct tq_entry *hnext;    /* the id index's chain */
     uint32_t plen;
     uint16_t idlen;            /* 1 to TQ_MAX_ID */
-    uint8_t state;             /* enum tq_state */
-    uint8_t deliveries;        /* leases handed out so far, at most 255 */
-    char data[];               /* the id, then the payload */
+    uint8_t state;             /* enum tq_state | enum tq_policy << 2 */
+    uint8_t deliveries;        /* one-shot: leases handed out so far; periodic:
+                                * deliveries waiting on the ready list
+                                * (each at most 255) */
+    char data[];               /* periodic: the period (8 bytes); then the id,
+                                * then the payload */
 };
 
 /* One key. */
@@ -162,11 +172,29 @@ static uint64_t id_hash(const char *p, size_t n)
     return mix64(h ^ w ^ ((uint64_t)n << 56));
 }
 
-static const char *entry_id(const struct tq_entry *e) { return e->data; }
-static const char *entry_payload(const struct tq_entry *e) { return e->data + e->idlen; }
+/* A periodic timer is always pending (at its next run) and is ready while
+ * it has deliveries waiting; it has no lease and no state of its own. */
+static unsigned e_state(const struct tq_entry *e) { return e->state & 3u; }
+static void e_set_state(struct tq_entry *e, unsigned st)
+{
+    e->state = (uint8_t)((e->state & ~3u) | st);
+}
+static unsigned e_policy(const struct tq_entry *e) { return (unsigned)e->state >> 2; }
+static size_t e_pre(const struct tq_entry *e) { return e_policy(e) ? 8 : 0; }
+static uint64_t e_period(const struct tq_entry *e)
+{
+    uint64_t p = 0;
+    if (e_policy(e))
+        memcpy(&p, e->data, sizeof p);
+    return p;
+}
+static int e_queued(const struct tq_entry *e) { return e->ready.next != &e->ready; }
+
+static const char *entry_id(const struct tq_entry *e) { return e->data + e_pre(e); }
+static const char *entry_payload(const struct tq_entry *e) { return entry_id(e) + e->idlen; }
 static size_t entry_size(const struct tq_entry *e)
 {
-    return sizeof *e + (size_t)e->idlen + e->plen;
+    return sizeof *e + e_pre(e) + (size_t)e->idlen + e->plen;
 }
 
 /* ------------------------------------------------------------ the index */
@@ -310,18 +338,51 @@ static void tq_free(void *value)
     RedisModule_Free(q);
 }
 
+/* The largest deadline accepted: what a signed 64-bit ms value holds. */
+#define TQ_MAX_DEADLINE ((uint64_t)LLONG_MAX)
+
+/* A periodic timer's run: a delivery waiting (BURST: one per grid point
+ * passed), and the timer again at its next run, first + k period (DELAY:
+ * a period from now).  Past TQ_MAX_DEADLINE it runs no more: its last
+ * delivery taken, it is gone. */
+static void periodic_fire(struct tq *q, struct tq_entry *e, struct tw *tw)
+{
+    uint64_t d = tw_timer_deadline(&e->tm), now = tw_now(tw), p = e_period(e);
+    uint64_t runs = 1, next;
+    if (e_policy(e) == TQ_DELAY) {
+        next = now <= TQ_MAX_DEADLINE - p ? now + p : UINT64_MAX;
+    } else {
+        uint64_t k = (now - d) / p + 1; /* grid points at or before now, from d */
+        next = k <= (TQ_MAX_DEADLINE - d) / p ? d + k * p : UINT64_MAX;
+        if (e_policy(e) == TQ_BURST)
+            runs = k;
+    }
+    if (!e_queued(e)) {
+        link_add_tail(&q->ready, &e->ready);
+        q->nready++;
+        e->deliveries = 0;
+    }
+    uint64_t owed = e_policy(e) == TQ_BURST ? e->deliveries + runs : 1;
+    e->deliveries = (uint8_t)(owed < UINT8_MAX ? owed : UINT8_MAX);
+    if (next != UINT64_MAX)
+        tw_start_at(tw, &e->tm, next);
+}
+
 /* A fired timer (deadline or lease) goes to the tail of the ready list. */
 static void entry_fire(struct tw *tw, struct tw_timer *t)
 {
-    (void)tw;
     struct tq_entry *e = tq_container_of(t, struct tq_entry, tm);
     struct tq *q = g.firing;
-    if (e->state == TQ_LEASED)
+    g.moved++;
+    if (e_policy(e)) {
+        periodic_fire(q, e, tw);
+        return;
+    }
+    if (e_state(e) == TQ_LEASED)
         q->nleased--;
-    e->state = TQ_READY;
+    e_set_state(e, TQ_READY);
     q->nready++;
     link_add_tail(&q->ready, &e->ready);
-    g.moved++;
 }
 
 /* Advance the key's facility to `now` (never back): its due timers become
@@ -343,14 +404,13 @@ static void entry_unlink(struct tq *q, struct tq_entry **slot)
 {
     struct tq_entry *e = *slot;
     *slot = e->hnext;
-    if (e->state == TQ_READY) {
+    if (e_queued(e)) {
         link_del(&e->ready);
         q->nready--;
-    } else {
-        if (e->state == TQ_LEASED)
-            q->nleased--;
-        tw_stop(q->tw, &e->tm);
     }
+    if (e_state(e) == TQ_LEASED)
+        q->nleased--;
+    tw_stop(q->tw, &e->tm); /* 0 for a timer that fired */
     q->count--;
     if (q->nbucket > 64 && q->count < q->nbucket / 8)
         index_resize(q, q->nbucket / 4);
@@ -363,24 +423,65 @@ static void entry_insert(struct tq *q, struct tq_entry *e, uint64_t due)
     index_add(q, e);
     q->count++;
     q->bytes += entry_size(e);
-    e->state = TQ_PENDING;
+    e_set_state(e, TQ_PENDING);
     tw_start_at(q->tw, &e->tm, due);
     if (due <= tw_now(q->tw))
         tq_advance(q, tw_now(q->tw)); /* fires exactly e: all else due has fired */
 }
 
-static struct tq_entry *entry_new(const char *id, size_t idlen, const char *p, size_t plen)
+/* A new entry, one-shot (policy TQ_ONCE) or periodic with `period`. */
+static struct tq_entry *entry_new(const char *id, size_t idlen, const char *p, size_t plen,
+                                  unsigned policy, uint64_t period)
 {
-    struct tq_entry *e = RedisModule_Alloc(sizeof *e + idlen + plen);
+    size_t pre = policy ? sizeof period : 0;
+    struct tq_entry *e = RedisModule_Alloc(sizeof *e + pre + idlen + plen);
     memset(e, 0, sizeof *e);
     tw_timer_init(&e->tm, entry_fire);
     link_init(&e->ready);
     e->idlen = (uint16_t)idlen;
     e->plen = (uint32_t)plen;
-    memcpy(e->data, id, idlen);
+    e->state = (uint8_t)(policy << 2);
+    if (pre)
+        memcpy(e->data, &period, sizeof period);
+    memcpy(e->data + pre, id, idlen);
     if (plen)
-        memcpy(e->data + idlen, p, plen);
+        memcpy(e->data + pre + idlen, p, plen);
     return e;
+}
+
+/* Take one delivery of ready entry e: a periodic timer's, or the whole of
+ * a one-shot, removed (until 0) or leased until `until`.  A periodic timer
+ * has no lease: its delivery is taken as without one. */
+static void entry_take(struct tq *q, struct tq_entry *e, uint64_t until)
+{
+    if (e_policy(e)) {
+        if (e->deliveries > 1) {
+            e->deliveries--;
+            return;
+        }
+        link_del(&e->ready);
+        q->nready--;
+        e->deliveries = 0;
+        if (!tw_timer_pending(&e->tm)) { /* its last run */
+            entry_unlink(q, index_slot(q, entry_id(e), e->idlen));
+            entry_free(q, e);
+        }
+        return;
+    }
+    if (until) {
+        link_del(&e->ready);
+        q->nready--;
+        e_set_state(e, TQ_LEASED);
+        if (e->deliveries < UINT8_MAX)
+            e->deliveries++;
+        q->nleased++;
+        tw_start_at(q->tw, &e->tm, until);
+        if (until <= tw_now(q->tw))
+            tq_advance(q, tw_now(q->tw));
+    } else {
+        entry_unlink(q, index_slot(q, entry_id(e), e->idlen));
+        entry_free(q, e);
+    }
 }
 
 /* Schemes a key may use: all but wheel, whose range (MaxInterval ticks of
@@ -537,11 +638,55 @@ static int arg_is(RedisModuleString *s, const char *word)
     return n == strlen(word) && strncasecmp(p, word, n) == 0;
 }
 
-/* The largest deadline accepted: what a signed 64-bit ms value holds. */
-#define TQ_MAX_DEADLINE ((uint64_t)LLONG_MAX)
+static const char *const policy_names[] = {"once", "skip", "burst", "delay"};
 
-/* TW.ADD key id payload PX ms|PXAT unix-ms [NX|XX] [SCHEME name] [TIME unix-ms]
+/* The arguments of a TW.ADD that makes e again, at deadline d with
+ * `queued` deliveries waiting, in key `name` of q's scheme and time: key
+ * id payload PXAT d [EVERY p MISSED policy [QUEUED n]] SCHEME s TIME t
+ * (EVERY only if `periodic`: else as a one-shot timer).
+ * Returns how many are in out[] (at least 15 long); free them with
+ * add_args_free(). */
+static int add_args(RedisModuleString *name, const struct tq *q, const struct tq_entry *e,
+                    uint64_t d, int periodic, unsigned queued, RedisModuleString **out)
+{
+    int n = 0;
+    out[n++] = RedisModule_CreateStringFromString(NULL, name);
+    out[n++] = RedisModule_CreateString(NULL, entry_id(e), e->idlen);
+    out[n++] = RedisModule_CreateString(NULL, entry_payload(e), e->plen);
+    out[n++] = RedisModule_CreateString(NULL, "PXAT", 4);
+    out[n++] = RedisModule_CreateStringFromULongLong(NULL, d);
+    if (periodic && e_policy(e)) {
+        out[n++] = RedisModule_CreateString(NULL, "EVERY", 5);
+        out[n++] = RedisModule_CreateStringFromULongLong(NULL, e_period(e));
+        out[n++] = RedisModule_CreateString(NULL, "MISSED", 6);
+        out[n++] = RedisModule_CreateString(NULL, policy_names[e_policy(e)],
+                                            strlen(policy_names[e_policy(e)]));
+        if (queued) {
+            out[n++] = RedisModule_CreateString(NULL, "QUEUED", 6);
+            out[n++] = RedisModule_CreateStringFromULongLong(NULL, queued);
+        }
+    }
+    const char *scheme = tw_scheme_name(tw_get_scheme(q->tw));
+    out[n++] = RedisModule_CreateString(NULL, "SCHEME", 6);
+    out[n++] = RedisModule_CreateString(NULL, scheme, strlen(scheme));
+    out[n++] = RedisModule_CreateString(NULL, "TIME", 4);
+    out[n++] = RedisModule_CreateStringFromULongLong(NULL, tw_now(q->tw));
+    return n;
+}
+
+static void add_args_free(RedisModuleString **a, int n)
+{
+    for (int i = 0; i < n; i++)
+        RedisModule_FreeString(NULL, a[i]);
+}
+
+/* TW.ADD key id payload PX ms|PXAT unix-ms [NX|XX]
+ *        [EVERY ms [MISSED skip|burst|delay]] [SCHEME name] [TIME unix-ms]
  * 1 if the id was added, 0 if it replaced a timer or NX/XX kept it out.
+ * EVERY makes it periodic: runs at the deadline, then every ms after it
+ * (a run's delivery waits on the ready list; MISSED: enum tq_policy).
+ * QUEUED n (what an AOF rewrite writes) starts a periodic timer with n
+ * deliveries waiting.
  * SCHEME and TIME apply when the add creates the key: its facility's
  * scheme and its time (default: the server's clock; from a client, not
  * after it), which the add propagates so that a replica's key is the
@@ -550,8 +695,9 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 6)
         return RedisModule_WrongArity(ctx);
-    uint64_t due = 0, v, start = 0;
+    uint64_t due = 0, v, start = 0, period = 0, queued = 0;
     int have_due = 0, have_start = 0, nx = 0, xx = 0, scheme = -1, relative = 0;
+    unsigned policy = TQ_ONCE, missed = TQ_SKIP;
     for (int i = 4; i < argc; i++) {
         if ((arg_is(argv[i], "PX") || arg_is(argv[i], "PXAT")) && i + 1 < argc && !have_due) {
             if (parse_u64(argv[i + 1], &v) != 0)
@@ -582,6 +728,26 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
                                                   "not after the server's clock");
             have_start = 1;
             i++;
+        } else if (arg_is(argv[i], "EVERY") && i + 1 < argc && !policy) {
+            if (parse_u64(argv[i + 1], &period) != 0 || period == 0 || period > TQ_MAX_DEADLINE)
+                return RedisModule_ReplyWithError(ctx, "ERR EVERY must be a positive integer "
+                                                  "of milliseconds");
+            policy = 1;
+            i++;
+        } else if (arg_is(argv[i], "MISSED") && i + 1 < argc) {
+            if (arg_is(argv[i + 1], "skip"))
+                missed = TQ_SKIP;
+            else if (arg_is(argv[i + 1], "burst"))
+                missed = TQ_BURST;
+            else if (arg_is(argv[i + 1], "delay"))
+                missed = TQ_DELAY;
+            else
+                return RedisModule_ReplyWithError(ctx, "ERR MISSED is skip, burst or delay");
+            i++;
+        } else if (arg_is(argv[i], "QUEUED") && i + 1 < argc) {
+            if (parse_u64(argv[i + 1], &queued) != 0 || queued == 0 || queued > UINT8_MAX)
+                return RedisModule_ReplyWithError(ctx, "ERR QUEUED must be from 1 to 255");
+            i++;
         } else if (arg_is(argv[i], "SCHEME") && i + 1 < argc) {
             scheme = tw_scheme_from_name(RedisModule_StringPtrLen(argv[i + 1], NULL));
             if (!scheme_ok(scheme))
@@ -591,10 +757,15 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
             i++;
         } else {
             return RedisModule_ReplyWithError(ctx, "ERR syntax error: TW.ADD key id payload "
-                                              "PX ms|PXAT unix-ms [NX|XX] [SCHEME name] "
+                                              "PX ms|PXAT unix-ms [NX|XX] [EVERY ms [MISSED "
+                                              "skip|burst|delay]] [SCHEME name] "
                                               "[TIME unix-ms]");
         }
     }
+    if (policy)
+        policy = missed;
+    if (queued && !policy)
+        return RedisModule_ReplyWithError(ctx, "ERR QUEUED is for periodic timers (EVERY)");
     if (!have_due)
         return RedisModule_ReplyWithError(ctx, "ERR a deadline is required: PX ms or PXAT unix-ms");
     if (nx && xx)
@@ -638,16 +809,26 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         entry_free(q, old);
     }
     uint64_t ready0 = q->nready;
-    entry_insert(q, entry_new(id, idlen, payload, plen), due);
+    struct tq_entry *e = entry_new(id, idlen, payload, plen, policy, period);
+    entry_insert(q, e, due);
+    if (queued) {
+        if (!e_queued(e)) {
+            link_add_tail(&q->ready, &e->ready);
+            q->nready++;
+        }
+        e->deliveries = (uint8_t)queued;
+    }
     /* As it was sent when that is deterministic (PXAT into a key that
      * exists), else with the absolute deadline and, for a new key, its
      * scheme and time. */
-    if (!created && !relative)
+    if (!created && !relative) {
         RedisModule_ReplicateVerbatim(ctx);
-    else
-        RedisModule_Replicate(ctx, "TW.ADD", "sssclcccl", argv[1], argv[2], argv[3], "PXAT",
-                              (long long)due, "SCHEME", tw_scheme_name(tw_get_scheme(q->tw)),
-                              "TIME", (long long)tw_now(q->tw));
+    } else {
+        RedisModuleString *a[16];
+        int n = add_args(argv[1], q, e, due, 1, (unsigned)queued, a);
+        RedisModule_Replicate(ctx, "TW.ADD", "v", a, (size_t)n);
+        add_args_free(a, n);
+    }
     if (q->nready > ready0)
         RedisModule_SignalKeyAsReady(ctx, argv[1]);
     after_write(ctx, key, q);
@@ -699,7 +880,8 @@ static int cmd_ack(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         size_t len;
         const char *id = RedisModule_StringPtrLen(argv[i], &len);
         struct tq_entry **slot = index_slot(q, id, len);
-        if (slot && (*slot)->deliveries > 0 && (*slot)->state != TQ_PENDING) {
+        if (slot && !e_policy(*slot) && (*slot)->deliveries > 0 &&
+            e_state(*slot) != TQ_PENDING) {
             struct tq_entry *e = *slot;
             entry_unlink(q, slot);
             entry_free(q, e);
@@ -799,29 +981,20 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 static long long take_ready(RedisModuleCtx *ctx, RedisModuleString *name, struct tq *q,
                             uint64_t count, uint64_t lease_until)
 {
-    uint64_t k = q->nready < count ? q->nready : count;
-    RedisModuleString **ids = RedisModule_Alloc((k + 1) * sizeof *ids);
-    RedisModule_ReplyWithArray(ctx, (long)k);
-    for (uint64_t i = 0; i < k; i++) {
+    /* A periodic timer may have several deliveries waiting: up to 255. */
+    uint64_t most = q->nready * UINT8_MAX < count ? q->nready * UINT8_MAX : count, k = 0;
+    RedisModuleString **ids = RedisModule_Alloc((most + 1) * sizeof *ids);
+    RedisModule_ReplyWithArray(ctx, REDISMODULE_POSTPONED_LEN);
+    for (; k < most && q->nready; k++) {
+        uint64_t i = k;
         struct tq_entry *e = tq_container_of(q->ready.next, struct tq_entry, ready);
         RedisModule_ReplyWithArray(ctx, 2);
         RedisModule_ReplyWithStringBuffer(ctx, entry_id(e), e->idlen);
         RedisModule_ReplyWithStringBuffer(ctx, entry_payload(e), e->plen);
         ids[i] = RedisModule_CreateString(NULL, entry_id(e), e->idlen);
-        if (lease_until) {
-            link_del(&e->ready);
-            q->nready--;
-            e->state = TQ_LEASED;
-            if (e->deliveries < UINT8_MAX)
-                e->deliveries++;
-            q->nleased++;
-            tw_start_at(q->tw, &e->tm, lease_until);
-        } else {
-            struct tq_entry **slot = index_slot(q, entry_id(e), e->idlen);
-            entry_unlink(q, slot);
-            entry_free(q, e);
-        }
+        entry_take(q, e, lease_until);
     }
+    RedisModule_ReplySetArrayLength(ctx, (long)k);
     if (k)
         RedisModule_Replicate(ctx, "TW.TAKE", "slv", name, (long long)lease_until, ids, (size_t)k);
     for (uint64_t i = 0; i < k; i++)
@@ -991,23 +1164,9 @@ static int cmd_take(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         size_t len;
         const char *id = RedisModule_StringPtrLen(argv[i], &len);
         struct tq_entry **slot = index_slot(q, id, len);
-        if (slot == NULL || (*slot)->state != TQ_READY)
+        if (slot == NULL || !e_queued(*slot))
             continue;
-        struct tq_entry *e = *slot;
-        if (until) {
-            link_del(&e->ready);
-            q->nready--;
-            e->state = TQ_LEASED;
-            if (e->deliveries < UINT8_MAX)
-                e->deliveries++;
-            q->nleased++;
-            tw_start_at(q->tw, &e->tm, until);
-            if (until <= tw_now(q->tw))
-                tq_advance(q, tw_now(q->tw));
-        } else {
-            entry_unlink(q, slot);
-            entry_free(q, e);
-        }
+        entry_take(q, *slot, until);
         n++;
     }
     if (n) {
@@ -1021,9 +1180,12 @@ static int cmd_take(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 /* ------------------------------------------------------ type callbacks */
 
 /*
- * RDB encoding 1: scheme name, the key's time, the count, then per timer
- * (the ready ones first, oldest first): id, payload, state, deadline (a
- * ready timer's: the one it fired for), deliveries.
+ * RDB encoding 2: scheme name, the key's time, the count, then per timer,
+ * the ready ones first (oldest first): id, payload, state (enum tq_state
+ * | enum tq_policy << 2), deadline (a ready one-shot timer's: the one it
+ * fired for; a periodic one's: its next run), deliveries; a periodic
+ * timer adds its period and flags (1: pending, 2: ready).  Encoding 1 is
+ * the same without periodic timers.
  */
 static void tq_rdb_save_entry(RedisModuleIO *io, struct tq_entry *e)
 {
@@ -1032,6 +1194,11 @@ static void tq_rdb_save_entry(RedisModuleIO *io, struct tq_entry *e)
     RedisModule_SaveUnsigned(io, e->state);
     RedisModule_SaveUnsigned(io, tw_timer_deadline(&e->tm));
     RedisModule_SaveUnsigned(io, e->deliveries);
+    if (e_policy(e)) {
+        RedisModule_SaveUnsigned(io, e_period(e));
+        RedisModule_SaveUnsigned(io, (uint64_t)(tw_timer_pending(&e->tm) ? 1 : 0) |
+                                         (uint64_t)(e_queued(e) ? 2 : 0));
+    }
 }
 
 static void tq_rdb_save(RedisModuleIO *io, void *value)
@@ -1045,8 +1212,61 @@ static void tq_rdb_save(RedisModuleIO *io, void *value)
         tq_rdb_save_entry(io, tq_container_of(l, struct tq_entry, ready));
     for (uint64_t i = 0; i < q->nbucket; i++)
         for (struct tq_entry *e = q->bucket[i]; e; e = e->hnext)
-            if (e->state != TQ_READY)
+            if (!e_queued(e))
                 tq_rdb_save_entry(io, e);
+}
+
+/* One timer of an RDB file into q, whose time is `now`: 0, or -1 if the
+ * file is damaged (nothing added). */
+static int tq_rdb_load_entry(RedisModuleIO *io, int encver, struct tq *q, uint64_t now)
+{
+    size_t idlen = 0, plen = 0;
+    char *id = RedisModule_LoadStringBuffer(io, &idlen);
+    char *p = RedisModule_IsIOError(io) ? NULL : RedisModule_LoadStringBuffer(io, &plen);
+    uint64_t state = RedisModule_LoadUnsigned(io);
+    uint64_t deadline = RedisModule_LoadUnsigned(io);
+    uint64_t deliveries = RedisModule_LoadUnsigned(io);
+    unsigned st = (unsigned)(state & 3), policy = encver >= 2 ? (unsigned)(state >> 2) & 3 : 0;
+    uint64_t period = 0, flags = 0;
+    if (policy) {
+        period = RedisModule_LoadUnsigned(io);
+        flags = RedisModule_LoadUnsigned(io);
+    }
+    int bad = RedisModule_IsIOError(io) || state > 15 || st > TQ_LEASED ||
+              (encver < 2 && state > TQ_LEASED) || (policy && (st != TQ_PENDING ||
+              period == 0 || flags == 0 || flags > 3 || (deliveries == 0) == ((flags & 2) != 0))) ||
+              idlen == 0 || idlen > TQ_MAX_ID || plen > UINT32_MAX || index_find(q, id, idlen);
+    if (!bad) {
+        struct tq_entry *e = entry_new(id, idlen, p, plen, policy, period);
+        e->deliveries = (uint8_t)(deliveries < UINT8_MAX ? deliveries : UINT8_MAX);
+        index_add(q, e);
+        q->count++;
+        q->bytes += entry_size(e);
+        if (policy) {
+            if (flags & 1)
+                tw_start_at(q->tw, &e->tm, deadline);
+            if (flags & 2) {
+                link_add_tail(&q->ready, &e->ready);
+                q->nready++;
+            }
+        } else if (st == TQ_READY) {
+            /* Fired now, so that it joins the ready list in the file's
+             * order and keeps the deadline it had. */
+            tw_start_at(q->tw, &e->tm, deadline < now ? deadline : now);
+            tq_advance(q, now);
+        } else {
+            tw_start_at(q->tw, &e->tm, deadline);
+            if (st == TQ_LEASED) {
+                e_set_state(e, TQ_LEASED);
+                q->nleased++;
+            }
+        }
+    }
+    if (id)
+        RedisModule_Free(id);
+    if (p)
+        RedisModule_Free(p);
+    return bad ? -1 : 0;
 }
 
 static void *tq_rdb_load(RedisModuleIO *io, int encver)
@@ -1078,68 +1298,44 @@ static void *tq_rdb_load(RedisModuleIO *io, int encver)
         RedisModule_LogIOError(io, "warning", "twredis: a key's scheme is unknown to this build");
         return NULL;
     }
-    int ready_pending = 0;
-    for (uint64_t i = 0; i < count; i++) {
-        size_t idlen, plen;
-        char *id = RedisModule_LoadStringBuffer(io, &idlen);
-        char *p = RedisModule_IsIOError(io) ? NULL : RedisModule_LoadStringBuffer(io, &plen);
-        uint64_t state = RedisModule_LoadUnsigned(io);
-        uint64_t deadline = RedisModule_LoadUnsigned(io);
-        uint64_t deliveries = RedisModule_LoadUnsigned(io);
-        if (RedisModule_IsIOError(io) || state > TQ_LEASED || idlen == 0 || idlen > TQ_MAX_ID ||
-            plen > UINT32_MAX || index_find(q, id, idlen)) {
-            if (id)
-                RedisModule_Free(id);
-            if (p)
-                RedisModule_Free(p);
+    for (uint64_t i = 0; i < count; i++)
+        if (tq_rdb_load_entry(io, encver, q, now) != 0) {
             RedisModule_LogIOError(io, "warning", "twredis: a timer of a key is damaged");
             tq_free(q);
             return NULL;
         }
-        struct tq_entry *e = entry_new(id, idlen, p, plen);
-        RedisModule_Free(id);
-        RedisModule_Free(p);
-        e->deliveries = (uint8_t)(deliveries < UINT8_MAX ? deliveries : UINT8_MAX);
-        index_add(q, e);
-        q->count++;
-        q->bytes += entry_size(e);
-        e->state = TQ_PENDING;
-        if (state == TQ_READY) {
-            /* Due now: fired, in this order, by the advance below. */
-            tw_start_at(q->tw, &e->tm, deadline < now ? deadline : now);
-            ready_pending = 1;
-        } else {
-            tw_start_at(q->tw, &e->tm, deadline);
-            if (state == TQ_LEASED) {
-                e->state = TQ_LEASED;
-                q->nleased++;
-            }
-        }
-    }
-    if (ready_pending)
-        tq_advance(q, now);
     tq_attach(q, RedisModule_GetKeyNameFromIO(io), RedisModule_GetDbIdFromIO(io));
     return q;
 }
 
-/* The AOF: each timer added with its absolute deadline, the key brought to
- * its time (the due ones ready), the leased ones taken again. */
+/* The AOF: each timer added with its absolute deadline (a periodic one at
+ * its next run, with the deliveries it has waiting), the key brought to
+ * its time (the due one-shot timers ready), the leased ones taken again. */
 static void tq_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *value)
 {
     struct tq *q = value;
-    const char *scheme = tw_scheme_name(tw_get_scheme(q->tw));
     uint64_t now = tw_now(q->tw);
+    RedisModuleString *a[16];
     for (uint64_t i = 0; i < q->nbucket; i++)
         for (struct tq_entry *e = q->bucket[i]; e; e = e->hnext) {
-            uint64_t d = e->state == TQ_LEASED ? now : tw_timer_deadline(&e->tm);
-            RedisModule_EmitAOF(aof, "TW.ADD", "sbbclcccl", key, entry_id(e), (size_t)e->idlen,
-                                entry_payload(e), (size_t)e->plen, "PXAT", (long long)d,
-                                "SCHEME", scheme, "TIME", (long long)now);
+            int n;
+            if (e_policy(e) && tw_timer_pending(&e->tm)) {
+                n = add_args(key, q, e, tw_timer_deadline(&e->tm), 1,
+                             e_queued(e) ? e->deliveries : 0, a);
+            } else {
+                /* one-shot; or a periodic timer past its last run, whose
+                 * last delivery waits: a one-shot timer ready now */
+                uint64_t d = e_state(e) == TQ_LEASED || e_policy(e) ? now
+                                                                    : tw_timer_deadline(&e->tm);
+                n = add_args(key, q, e, d, 0, 0, a);
+            }
+            RedisModule_EmitAOF(aof, "TW.ADD", "v", a, (size_t)n);
+            add_args_free(a, n);
         }
     RedisModule_EmitAOF(aof, "TW.EXPIRE", "sl", key, (long long)now);
     for (uint64_t i = 0; i < q->nbucket; i++)
         for (struct tq_entry *e = q->bucket[i]; e; e = e->hnext)
-            if (e->state == TQ_LEASED)
+            if (e_state(e) == TQ_LEASED)
                 RedisModule_EmitAOF(aof, "TW.TAKE", "slb", key,
                                     (long long)tw_timer_deadline(&e->tm), entry_id(e),
                                     (size_t)e->idlen);
@@ -1161,6 +1357,7 @@ static void tq_digest(RedisModuleDigest *md, void *value)
             RedisModule_DigestAddStringBuffer(md, (const char *)entry_id(e), e->idlen);
             RedisModule_DigestAddStringBuffer(md, (const char *)entry_payload(e), e->plen);
             RedisModule_DigestAddLongLong(md, e->state);
+            RedisModule_DigestAddLongLong(md, (long long)e_period(e));
             RedisModule_DigestAddLongLong(md, (long long)tw_timer_deadline(&e->tm));
             RedisModule_DigestEndSequence(md);
         }
