@@ -140,6 +140,16 @@ if sv.get("status") == "ok":
         check(any(c.get("target") == t for c in cells), "service: target %s missing" % t)
 else:
     fail.append("service not run: %s" % sv.get("status"))
+rd = j.get("redis", {})
+if rd.get("status") == "ok":
+    rows = rd.get("rows", [])
+    check(len(rows) > 0, "redis: no rows")
+    for r in rows:
+        check(all(finite_pos(r.get(k)) for k in ("adds_per_s_pipelined", "adds_per_s_single",
+                                                  "bytes_per_timer", "lateness_ms_max")),
+              "redis %s n=%s: a value is not finite and positive" % (r.get("implementation"), r.get("n")))
+else:
+    check(rd.get("status") == "not run", "redis: status %r" % rd.get("status"))
 f9 = j.get("fig9", {})
 if f9.get("status") == "ok":
     ch = f9["checks"]

@@ -155,6 +155,8 @@ static void usage(FILE *f)
             "                          SVG plots to DIR (default ./twbench-report; '' for\n"
             "                          none)\n"
             "  --json FILE             also write the JSON to FILE\n"
+            "  --redis FILE            add the Redis module's figures, the rounds that\n"
+            "                          scripts/redis-bench.sh wrote to FILE\n"
             "  --seed S                base seed, an unsigned integer (default fixed)\n"
             "  --counts                count instead of timing: run again under valgrind's\n"
             "                          callgrind and report instructions (and simulated\n"
@@ -168,7 +170,7 @@ static void usage(FILE *f)
 
 #define OPTIONS_TEXT                                                                           \
     "--full, --quick, --workload, --scheme, --n, --reps, --rounds, --ratio, --out, --json, "   \
-    "--seed, --counts, --check, --real-poll, --help"
+    "--redis, --seed, --counts, --check, --real-poll, --help"
 
 /* A usage error: one line that names the option and what it accepts, on
  * stderr, exit 2, before any work. */
@@ -356,7 +358,8 @@ void parse_args(int argc, char **argv)
         name[len] = '\0';
         int takes = !strcmp(name, "--workload") || !strcmp(name, "--scheme") ||
                     !strcmp(name, "--n") || !strcmp(name, "--reps") || !strcmp(name, "--rounds") || !strcmp(name, "--ratio") ||
-                    !strcmp(name, "--json") || !strcmp(name, "--seed") || !strcmp(name, "--out");
+                    !strcmp(name, "--json") || !strcmp(name, "--seed") || !strcmp(name, "--out") ||
+                    !strcmp(name, "--redis");
         if (takes) {
             if (eq)
                 val = eq + 1;
@@ -383,6 +386,12 @@ void parse_args(int argc, char **argv)
             opt.rounds = parse_count(name, val, ROUNDS_MAX);
         else if (!strcmp(name, "--json"))
             opt.json = val;
+        else if (!strcmp(name, "--redis")) {
+            if (redis_load(val) != 0)
+                usage_error("bad --redis '%s': want the rounds file scripts/redis-bench.sh "
+                            "writes (out/redis-bench.txt)",
+                            val);
+        }
         else if (!strcmp(name, "--out")) {
             opt.out = val;
             opt.have_out = 1;

@@ -158,6 +158,28 @@ extern struct series series[SERIES_MAX];
 extern int nseries;
 extern struct fig9_result fig9;
 extern struct service_result svcres;
+
+/* The Redis module against the sorted-set delay queue (--redis FILE:
+ * scripts/redis-bench.sh's rounds), medians per (n, implementation). */
+#define REDIS_ROWS_MAX 64
+#define REDIS_ROUNDS_MAX 15
+#define REDIS_FIELDS 6 /* adds/s pipelined, one by one, bytes/timer, lateness p50, p99, max */
+struct redis_row {
+    size_t n;
+    char name[48];
+    int rounds;
+    double v[REDIS_FIELDS];
+};
+struct redis_result {
+    int have;
+    char path[256];
+    int nrows;
+    struct redis_row row[REDIS_ROWS_MAX];
+};
+extern struct redis_result redisres;
+/* Read FILE into redisres: 0, or -1 if it cannot be read or is not
+ * tqbench's lines (redisres.have stays 0). */
+int redis_load(const char *path);
 /* Did the service workload's target t run from threads[h] at any n (else
  * its row is left out of the tables)?  (run.c) */
 int svc_row_run(int t, int h);

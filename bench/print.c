@@ -484,6 +484,21 @@ void print_service(void)
            "   \"limit\": beyond this system's limit on POSIX timers or open files.\n");
 }
 
+void print_redis(void)
+{
+    if (!redisres.have)
+        return;
+    printf("\n== redis: the module against the sorted-set delay queue (%s; medians) ==\n",
+           redisres.path);
+    printf("%-9s %-34s %10s %10s %8s %8s %8s %8s\n", "n", "implementation", "adds/s pipe",
+           "one by one", "B/timer", "p50 ms", "p99 ms", "max ms");
+    for (int r = 0; r < redisres.nrows; r++) {
+        const struct redis_row *w = &redisres.row[r];
+        printf("%-9zu %-34s %10.0f %10.0f %8.1f %8.2f %8.2f %8.2f\n", w->n, w->name, w->v[0],
+               w->v[1], w->v[2], w->v[3], w->v[4], w->v[5]);
+    }
+}
+
 void print_crossover(void)
 {
     if (!cross.have)

@@ -699,6 +699,35 @@ static void html_tail(FILE *f)
         xml_text(f, svcres.why ? svcres.why : "not run");
         fprintf(f, "</p>\n");
     }
+    fprintf(f, "<h2 id=\"redis\">redis</h2>\n");
+    if (redisres.have) {
+        fprintf(f, "<p>The Redis module (contrib/redis, docs/redis.md) against the sorted-set "
+                   "delay queue on one redis-server, client and server on this machine "
+                   "(medians of the rounds in ");
+        xml_text(f, redisres.path);
+        fprintf(f, ", from scripts/redis-bench.sh): adds per second of TW.ADD or ZADD, "
+                   "pipelined 1,000 at a time and one by one; used_memory per pending timer; "
+                   "delivery lateness of 2,000 timers due over 2 s, from the deadline to the "
+                   "client having it, by a blocking TW.POP or by a Lua ZRANGEBYSCORE + ZREM "
+                   "pop polled at the interval shown.</p>\n<div class=\"scroll\"><table>"
+                   "<tr><th>n</th><th>implementation</th><th>adds/s pipelined</th>"
+                   "<th>adds/s one by one</th><th>bytes per timer</th><th>lateness p50 ms"
+                   "</th><th>p99 ms</th><th>max ms</th></tr>\n");
+        for (int r = 0; r < redisres.nrows; r++) {
+            const struct redis_row *w = &redisres.row[r];
+            fprintf(f, "<tr><td>%s</td><th>", fmt_n(w->n, nb, sizeof nb));
+            xml_text(f, w->name);
+            fprintf(f, "</th><td class=\"v\">%.0f</td><td class=\"v\">%.0f</td>"
+                       "<td class=\"v\">%.1f</td><td class=\"v\">%.2f</td>"
+                       "<td class=\"v\">%.2f</td><td class=\"v\">%.2f</td></tr>\n",
+                    w->v[0], w->v[1], w->v[2], w->v[3], w->v[4], w->v[5]);
+        }
+        fprintf(f, "</table></div>\n");
+    } else {
+        fprintf(f, "<p>Not run: scripts/bench.sh runs scripts/redis-bench.sh when redis-server "
+                   "and libhiredis-dev are installed (twbench --redis FILE reads its rounds)."
+                   "</p>\n");
+    }
     fprintf(f, "<p>Every figure, with min, max and samples: <a href=\"twbench.json\">"
                "twbench.json</a>; the summary in Markdown: <a href=\"summary.md\">summary.md</a>."
                "</p>\n</body></html>\n");
@@ -715,7 +744,8 @@ void html_write(FILE *f)
         fprintf(f, " <a href=\"#%s\">%s</a>", series[si].name, series[si].name);
     fprintf(f, " | <a href=\"#complexity\">complexity</a>%s%s</p></nav>\n",
             cross.have ? " <a href=\"#crossover\">Lawn crossover</a>" : "",
-            " <a href=\"#fig9\">fig9</a> <a href=\"#service\">service</a>");
+            " <a href=\"#fig9\">fig9</a> <a href=\"#service\">service</a> "
+            "<a href=\"#redis\">redis</a>");
     html_summary(f);
     html_largest(f);
     html_targets(f);

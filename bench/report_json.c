@@ -355,6 +355,33 @@ void json_write(FILE *f)
                 }
         fprintf(f, "]}");
     }
+    fprintf(f, ",\n  \"redis\": ");
+    if (!redisres.have) {
+        fprintf(f, "{\"status\": \"not run\"}");
+    } else {
+        fprintf(f, "{\"status\": \"ok\", \"source\": ");
+        json_str(f, redisres.path);
+        fprintf(f, ", \"rows\": [");
+        for (int r = 0; r < redisres.nrows; r++) {
+            const struct redis_row *w = &redisres.row[r];
+            fprintf(f, "%s\n    {\"n\": %zu, \"implementation\": ", r ? "," : "", w->n);
+            json_str(f, w->name);
+            fprintf(f, ", \"rounds\": %d, \"adds_per_s_pipelined\": ", w->rounds);
+            json_num(f, w->v[0]);
+            fprintf(f, ", \"adds_per_s_single\": ");
+            json_num(f, w->v[1]);
+            fprintf(f, ", \"bytes_per_timer\": ");
+            json_num(f, w->v[2]);
+            fprintf(f, ", \"lateness_ms_p50\": ");
+            json_num(f, w->v[3]);
+            fprintf(f, ", \"lateness_ms_p99\": ");
+            json_num(f, w->v[4]);
+            fprintf(f, ", \"lateness_ms_max\": ");
+            json_num(f, w->v[5]);
+            fputc('}', f);
+        }
+        fprintf(f, "]}");
+    }
     fprintf(f, ",\n  \"fig9\": ");
     if (!fig9.have) {
         fprintf(f, "{\"status\": ");

@@ -270,4 +270,19 @@ void md_write(FILE *f)
     md_largest(f);
     fprintf(f, "\nBytes per timer: the node plus the target's own memory with n timers "
                "pending, over n, in startstop, at the largest n the target ran.\n");
+    if (redisres.have) {
+        fprintf(f, "\nThe Redis module against the sorted-set delay queue (medians of ");
+        md_text(f, redisres.path);
+        fprintf(f, "; docs/redis.md says what each column measures):\n\n| n | "
+                   "implementation | adds/s pipelined | adds/s one by one | bytes per timer "
+                   "| lateness p50 ms | p99 ms | max ms |\n|---:|---|---:|---:|---:|---:|---:|"
+                   "---:|\n");
+        for (int r = 0; r < redisres.nrows; r++) {
+            const struct redis_row *row = &redisres.row[r];
+            fprintf(f, "| %zu | ", row->n);
+            md_text(f, row->name);
+            fprintf(f, " | %.0f | %.0f | %.1f | %.2f | %.2f | %.2f |\n", row->v[0], row->v[1],
+                    row->v[2], row->v[3], row->v[4], row->v[5]);
+        }
+    }
 }

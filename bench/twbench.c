@@ -514,6 +514,7 @@ int main(int argc, char **argv)
         find_crossover();
         print_crossover();
     }
+    print_redis();
     ropt.seconds = (double)(bench_now_ns() - t0) / 1e9;
     if (getloadavg(machine.load_end, 3) < 0)
         machine.load_end[0] = -1;

@@ -169,6 +169,7 @@ void print_peer_notes(void);
 void print_series(const struct series *s);
 void print_fig9(void);
 void print_service(void);
+void print_redis(void);
 void print_memory(void);
 void print_slopes(void);
 void print_crossover(void);

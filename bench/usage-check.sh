@@ -54,6 +54,9 @@ case_ "$twbench" "--workload" --scheme heap --n 1e3 --out '' --workload
 case_ "$twbench" "--quick" --workload tick --scheme heap --n 1e3 --out '' --full --quick
 case_ "$twbench" "--json" --workload tick --n 1e3 --json "$dir/no/such/dir/x.json" --out ''
 case_ "$twbench" "--json" --workload tick --n 1e3 --json '' --out ''
+case_ "$twbench" "--redis" --workload tick --n 1e3 --out '' --redis "$dir/no/such/file"
+printf 'impl=tw n=x\n' >"$dir/garbage.txt"
+case_ "$twbench" "--redis" --workload tick --n 1e3 --out '' --redis "$dir/garbage.txt"
 case_ "$twbench" "--out" --workload tick --n 1e3 --out /proc/twbench-no
 case_ "$twbench" "--out" --workload tick --n 1e3 --out "$dir/no/such/dir"
 case_ "$twbench" "--counts" --workload tick --scheme heap --n 1e3 --out '' --counts=yes

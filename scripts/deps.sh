@@ -8,7 +8,8 @@
 #                               benchmark's peers), redis-server and
 #                               redis-tools (the Redis module's tests)
 #   scripts/deps.sh --bench     the same plus the benchmark's third peer,
-#                               libevent-dev (optional)
+#                               libevent-dev, and libhiredis-dev for the
+#                               Redis module's benchmark client (optional)
 #   scripts/deps.sh --ci        the default set plus valgrind and python3
 #                               (required)
 #   scripts/deps.sh --pkg P...  install the Debian packages P if apt-get can;
@@ -91,9 +92,10 @@ if have_cmd cc; then
   have_header ev.h || have_header libev/ev.h || peers+=(libev-dev)
   have_header uv.h || peers+=(libuv1-dev)
   [ "${1:-}" != "--bench" ] || have_header event2/event.h || peers+=(libevent-dev)
+  [ "${1:-}" != "--bench" ] || have_header hiredis/hiredis.h || peers+=(libhiredis-dev)
 else
   peers+=(libev-dev libuv1-dev)
-  [ "${1:-}" != "--bench" ] || peers+=(libevent-dev)
+  [ "${1:-}" != "--bench" ] || peers+=(libevent-dev libhiredis-dev)
 fi
 
 if [ $((${#need[@]} + ${#peers[@]})) -eq 0 ]; then

@@ -1,0 +1,106 @@
+/*
+ * redisres.c -- the Redis module's figures in twbench's report: the
+ * rounds scripts/redis-bench.sh wrote (one line of key=value pairs per
+ * round and implementation, from contrib/redis/tqbench), read by
+ * --redis FILE and reduced to the median of each cell.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct redis_result redisres;
+
+/* The rounds of one row, before the medians. */
+static double samples[REDIS_ROWS_MAX][REDIS_FIELDS][REDIS_ROUNDS_MAX];
+
+static const char *const field_key[REDIS_FIELDS] = {
+    "add_piped", "add_single", "bytes_per_timer", "late_p50", "late_p99", "late_max"};
+
+/* The row of (n, name), added if new; -1 if the table is full. */
+static int row_of(size_t n, const char *name)
+{
+    for (int r = 0; r < redisres.nrows; r++)
+        if (redisres.row[r].n == n && !strcmp(redisres.row[r].name, name))
+            return r;
+    if (redisres.nrows == REDIS_ROWS_MAX)
+        return -1;
+    struct redis_row *row = &redisres.row[redisres.nrows];
+    memset(row, 0, sizeof *row);
+    row->n = n;
+    snprintf(row->name, sizeof row->name, "%.*s", (int)sizeof row->name - 1, name);
+    return redisres.nrows++;
+}
+
+/* One line: 0, or -1 if it is not tqbench's. */
+static int parse_line(char *line)
+{
+    char scheme[32] = "-", impl[32] = "";
+    double v[REDIS_FIELDS];
+    int have = 0;
+    size_t n = 0;
+    for (char *tok = strtok(line, " \t\n"); tok; tok = strtok(NULL, " \t\n")) {
+        char *eq = strchr(tok, '=');
+        if (eq == NULL)
+            return -1;
+        *eq = '\0';
+        const char *val = eq + 1;
+        if (!strcmp(tok, "scheme"))
+            snprintf(scheme, sizeof scheme, "%s", val);
+        else if (!strcmp(tok, "impl"))
+            snprintf(impl, sizeof impl, "%s", val);
+        else if (!strcmp(tok, "n"))
+            n = (size_t)strtoull(val, NULL, 10);
+        for (int f = 0; f < REDIS_FIELDS; f++)
+            if (!strcmp(tok, field_key[f])) {
+                char *end;
+                v[f] = strtod(val, &end);
+                if (*end)
+                    return -1;
+                have |= 1 << f;
+            }
+    }
+    if (!impl[0] || n == 0 || have != (1 << REDIS_FIELDS) - 1)
+        return -1;
+    char name[80];
+    if (!strcmp(impl, "tw"))
+        snprintf(name, sizeof name, "twheel (%s)", scheme);
+    else
+        snprintf(name, sizeof name, "sorted set, polled every %s",
+                 strncmp(impl, "zset/", 5) ? impl : impl + 5);
+    int r = row_of(n, name);
+    if (r < 0 || redisres.row[r].rounds == REDIS_ROUNDS_MAX)
+        return -1;
+    for (int f = 0; f < REDIS_FIELDS; f++)
+        samples[r][f][redisres.row[r].rounds] = v[f];
+    redisres.row[r].rounds++;
+    return 0;
+}
+
+int redis_load(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    memset(&redisres, 0, sizeof redisres);
+    snprintf(redisres.path, sizeof redisres.path, "%s", path);
+    char line[1024];
+    int rc = 0;
+    while (fgets(line, sizeof line, f))
+        if (line[0] != '\n' && parse_line(line) != 0)
+            rc = -1;
+    fclose(f);
+    if (rc != 0 || redisres.nrows == 0)
+        return -1;
+    for (int r = 0; r < redisres.nrows; r++) {
+        struct redis_row *row = &redisres.row[r];
+        for (int k = 0; k < REDIS_FIELDS; k++) {
+            qsort(samples[r][k], (size_t)row->rounds, sizeof(double), cmp_double);
+            row->v[k] = samples[r][k][(row->rounds - 1) / 2];
+        }
+    }
+    redisres.have = 1;
+    return 0;
+}
