@@ -104,6 +104,7 @@ static struct {
     uint64_t seed;
     RedisModuleCtx *ctx;           /* during the timer handler */
     struct tq *firing;             /* the key whose facility is advancing */
+    struct tq *waking;             /* the key wake_fire() opens, NULL once freed */
     uint64_t moved;                /* timers made ready by that advance */
 } g;
 
@@ -323,6 +324,8 @@ static void tq_free(void *value)
     struct tq *q = value;
     if (q == NULL)
         return;
+    if (g.waking == q)
+        g.waking = NULL; /* freed by the open in wake_fire(): a lazy expiry */
     tq_detach(q);
     tw_destroy(q->tw); /* pending nodes become idle, then are freed below */
     for (uint64_t i = 0; i < q->nbucket; i++) {
@@ -426,7 +429,10 @@ static void entry_insert(struct tq *q, struct tq_entry *e, uint64_t due)
     e_set_state(e, TQ_PENDING);
     tw_start_at(q->tw, &e->tm, due);
     if (due <= tw_now(q->tw))
-        tq_advance(q, tw_now(q->tw)); /* fires exactly e: all else due has fired */
+        tq_advance(q, tw_now(q->tw)); /* fires e (and, in hierarchical_coarse, any
+                                         timer whose deadline has come but not its
+                                         rounded-up tick: early for that scheme,
+                                         never before its deadline) */
 }
 
 /* A new entry, one-shot (policy TQ_ONCE) or periodic with `period`. */
@@ -547,20 +553,29 @@ static void wake_fire(struct tw *tw, struct tw_timer *t)
         tq_detach(q);
         return;
     }
-    /* The name must still lead to this value (renames are followed by the
-     * keyspace notifications below; this guards against a missed one). */
-    RedisModuleKey *key = RedisModule_OpenKey(ctx, q->name, REDISMODULE_READ | REDISMODULE_WRITE);
-    if (RedisModule_ModuleTypeGetType(key) != g.type || RedisModule_ModuleTypeGetValue(key) != q) {
-        RedisModule_Log(ctx, "warning", "twredis: a key of db %d is no longer where it was; "
-                        "its timers wait for the next command on it", q->db);
-        RedisModule_CloseKey(key);
-        tq_detach(q);
-        RedisModule_SelectDb(ctx, olddb);
-        return;
+    /* Opening the key may free q: a key whose Redis TTL has passed is
+     * deleted by the lookup (tq_free() then clears g.waking).  The name is
+     * copied, since it goes with q. */
+    RedisModuleString *name = RedisModule_CreateStringFromString(NULL, q->name);
+    g.waking = q;
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE);
+    int gone = g.waking == NULL;
+    g.waking = NULL;
+    if (!gone) {
+        if (RedisModule_ModuleTypeGetType(key) == g.type && RedisModule_ModuleTypeGetValue(key) == q) {
+            tq_expire(ctx, q, tw_now(tw));
+            RedisModule_SignalModifiedKey(ctx, name);
+        } else {
+            /* The name no longer leads to this value (renames are followed
+             * by the keyspace notifications below; this guards against a
+             * missed one): it waits for a command on its key. */
+            RedisModule_Log(ctx, "warning", "twredis: a key of db %d is no longer where it "
+                            "was; its timers wait for the next command on it", q->db);
+            tq_detach(q);
+        }
     }
-    tq_expire(ctx, q, tw_now(tw));
-    RedisModule_SignalModifiedKey(ctx, q->name);
     RedisModule_CloseKey(key);
+    RedisModule_FreeString(NULL, name);
     RedisModule_SelectDb(ctx, olddb);
 }
 
@@ -597,8 +612,12 @@ static int open_key(RedisModuleCtx *ctx, RedisModuleString *name, int mode, Redi
         return -1;
     }
     *q = RedisModule_ModuleTypeGetValue(*key);
-    if (mode & REDISMODULE_WRITE)
+    if (mode & REDISMODULE_WRITE) {
+        int was = (*q)->attached;
         tq_attach(*q, name, RedisModule_GetSelectedDb(ctx));
+        if (!was)
+            arm(ctx);
+    }
     return 0;
 }
 
@@ -642,12 +661,14 @@ static const char *const policy_names[] = {"once", "skip", "burst", "delay"};
 
 /* The arguments of a TW.ADD that makes e again, at deadline d with
  * `queued` deliveries waiting, in key `name` of q's scheme and time: key
- * id payload PXAT d [EVERY p MISSED policy [QUEUED n]] SCHEME s TIME t
- * (EVERY only if `periodic`: else as a one-shot timer).
- * Returns how many are in out[] (at least 15 long); free them with
- * add_args_free(). */
+ * id payload PXAT d [EVERY p MISSED policy [QUEUED n]] [DELIVERIES n]
+ * SCHEME s TIME t (EVERY only if `periodic`: else as a one-shot timer
+ * that has been delivered `delivered` times).  Returns how many are in
+ * out[] (TQ_ADD_ARGS_MAX long); free them with add_args_free(). */
+#define TQ_ADD_ARGS_MAX 20
 static int add_args(RedisModuleString *name, const struct tq *q, const struct tq_entry *e,
-                    uint64_t d, int periodic, unsigned queued, RedisModuleString **out)
+                    uint64_t d, int periodic, unsigned queued, unsigned delivered,
+                    RedisModuleString **out)
 {
     int n = 0;
     out[n++] = RedisModule_CreateStringFromString(NULL, name);
@@ -665,6 +686,9 @@ static int add_args(RedisModuleString *name, const struct tq *q, const struct tq
             out[n++] = RedisModule_CreateString(NULL, "QUEUED", 6);
             out[n++] = RedisModule_CreateStringFromULongLong(NULL, queued);
         }
+    } else if (delivered) {
+        out[n++] = RedisModule_CreateString(NULL, "DELIVERIES", 10);
+        out[n++] = RedisModule_CreateStringFromULongLong(NULL, delivered);
     }
     const char *scheme = tw_scheme_name(tw_get_scheme(q->tw));
     out[n++] = RedisModule_CreateString(NULL, "SCHEME", 6);
@@ -695,7 +719,7 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 6)
         return RedisModule_WrongArity(ctx);
-    uint64_t due = 0, v, start = 0, period = 0, queued = 0;
+    uint64_t due = 0, v, start = 0, period = 0, queued = 0, delivered = 0;
     int have_due = 0, have_start = 0, nx = 0, xx = 0, scheme = -1, relative = 0;
     unsigned policy = TQ_ONCE, missed = TQ_SKIP;
     for (int i = 4; i < argc; i++) {
@@ -744,6 +768,10 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
             else
                 return RedisModule_ReplyWithError(ctx, "ERR MISSED is skip, burst or delay");
             i++;
+        } else if (arg_is(argv[i], "DELIVERIES") && i + 1 < argc) {
+            if (parse_u64(argv[i + 1], &delivered) != 0 || delivered > UINT8_MAX)
+                return RedisModule_ReplyWithError(ctx, "ERR DELIVERIES must be from 0 to 255");
+            i++;
         } else if (arg_is(argv[i], "QUEUED") && i + 1 < argc) {
             if (parse_u64(argv[i + 1], &queued) != 0 || queued == 0 || queued > UINT8_MAX)
                 return RedisModule_ReplyWithError(ctx, "ERR QUEUED must be from 1 to 255");
@@ -766,6 +794,8 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         policy = missed;
     if (queued && !policy)
         return RedisModule_ReplyWithError(ctx, "ERR QUEUED is for periodic timers (EVERY)");
+    if (delivered && policy)
+        return RedisModule_ReplyWithError(ctx, "ERR DELIVERIES is for one-shot timers");
     if (!have_due)
         return RedisModule_ReplyWithError(ctx, "ERR a deadline is required: PX ms or PXAT unix-ms");
     if (nx && xx)
@@ -817,6 +847,8 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
             q->nready++;
         }
         e->deliveries = (uint8_t)queued;
+    } else if (delivered) {
+        e->deliveries = (uint8_t)delivered;
     }
     /* As it was sent when that is deterministic (PXAT into a key that
      * exists), else with the absolute deadline and, for a new key, its
@@ -824,8 +856,8 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (!created && !relative) {
         RedisModule_ReplicateVerbatim(ctx);
     } else {
-        RedisModuleString *a[16];
-        int n = add_args(argv[1], q, e, due, 1, (unsigned)queued, a);
+        RedisModuleString *a[TQ_ADD_ARGS_MAX];
+        int n = add_args(argv[1], q, e, due, 1, (unsigned)queued, e->deliveries, a);
         RedisModule_Replicate(ctx, "TW.ADD", "v", a, (size_t)n);
         add_args_free(a, n);
     }
@@ -961,7 +993,7 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     RedisModule_ReplyWithSimpleString(ctx, "timers");
     RedisModule_ReplyWithLongLong(ctx, (long long)q->count);
     RedisModule_ReplyWithSimpleString(ctx, "pending");
-    RedisModule_ReplyWithLongLong(ctx, (long long)(q->count - q->nready - q->nleased));
+    RedisModule_ReplyWithLongLong(ctx, (long long)(tw_count(q->tw) - q->nleased));
     RedisModule_ReplyWithSimpleString(ctx, "ready");
     RedisModule_ReplyWithLongLong(ctx, (long long)q->nready);
     RedisModule_ReplyWithSimpleString(ctx, "leased");
@@ -981,12 +1013,17 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 static long long take_ready(RedisModuleCtx *ctx, RedisModuleString *name, struct tq *q,
                             uint64_t count, uint64_t lease_until)
 {
-    /* A periodic timer may have several deliveries waiting: up to 255. */
-    uint64_t most = q->nready * UINT8_MAX < count ? q->nready * UINT8_MAX : count, k = 0;
-    RedisModuleString **ids = RedisModule_Alloc((most + 1) * sizeof *ids);
+    /* A periodic timer may have several deliveries waiting (up to 255): the
+     * reply's length is known at the end, and ids[] grows as it goes. */
+    uint64_t k = 0, cap = 16;
+    RedisModuleString **ids = RedisModule_Alloc(cap * sizeof *ids);
     RedisModule_ReplyWithArray(ctx, REDISMODULE_POSTPONED_LEN);
-    for (; k < most && q->nready; k++) {
+    for (; k < count && q->nready; k++) {
         uint64_t i = k;
+        if (i == cap) {
+            cap *= 2;
+            ids = RedisModule_Realloc(ids, cap * sizeof *ids);
+        }
         struct tq_entry *e = tq_container_of(q->ready.next, struct tq_entry, ready);
         RedisModule_ReplyWithArray(ctx, 2);
         RedisModule_ReplyWithStringBuffer(ctx, entry_id(e), e->idlen);
@@ -1308,31 +1345,45 @@ static void *tq_rdb_load(RedisModuleIO *io, int encver)
     return q;
 }
 
-/* The AOF: each timer added with its absolute deadline (a periodic one at
- * its next run, with the deliveries it has waiting), the key brought to
- * its time (the due one-shot timers ready), the leased ones taken again. */
+/* One timer of the AOF: a periodic one at its next run with the
+ * deliveries it has waiting; a one-shot one at its deadline (a leased one
+ * ready now, taken again below) with its delivery count. */
+static void tq_aof_entry(RedisModuleIO *aof, RedisModuleString *key, struct tq *q,
+                         struct tq_entry *e)
+{
+    RedisModuleString *a[TQ_ADD_ARGS_MAX];
+    uint64_t now = tw_now(q->tw);
+    int n;
+    if (e_policy(e) && tw_timer_pending(&e->tm)) {
+        n = add_args(key, q, e, tw_timer_deadline(&e->tm), 1, e_queued(e) ? e->deliveries : 0,
+                     0, a);
+    } else if (e_policy(e)) {
+        /* past its last run, its last delivery waiting: a one-shot timer
+         * ready now */
+        n = add_args(key, q, e, now, 0, 0, 0, a);
+    } else if (e_state(e) == TQ_LEASED) {
+        n = add_args(key, q, e, now, 0, 0, e->deliveries ? e->deliveries - 1u : 0, a);
+    } else {
+        n = add_args(key, q, e, tw_timer_deadline(&e->tm), 0, 0, e->deliveries, a);
+    }
+    RedisModule_EmitAOF(aof, "TW.ADD", "v", a, (size_t)n);
+    add_args_free(a, n);
+}
+
+/* The AOF: the ready timers first, in their order (each added at or
+ * before the key's time is ready at once), then the others, each with its
+ * absolute deadline; the key brought to its time; the leased ones taken
+ * again. */
 static void tq_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *value)
 {
     struct tq *q = value;
-    uint64_t now = tw_now(q->tw);
-    RedisModuleString *a[16];
+    for (struct tq_link *l = q->ready.next; l != &q->ready; l = l->next)
+        tq_aof_entry(aof, key, q, tq_container_of(l, struct tq_entry, ready));
     for (uint64_t i = 0; i < q->nbucket; i++)
-        for (struct tq_entry *e = q->bucket[i]; e; e = e->hnext) {
-            int n;
-            if (e_policy(e) && tw_timer_pending(&e->tm)) {
-                n = add_args(key, q, e, tw_timer_deadline(&e->tm), 1,
-                             e_queued(e) ? e->deliveries : 0, a);
-            } else {
-                /* one-shot; or a periodic timer past its last run, whose
-                 * last delivery waits: a one-shot timer ready now */
-                uint64_t d = e_state(e) == TQ_LEASED || e_policy(e) ? now
-                                                                    : tw_timer_deadline(&e->tm);
-                n = add_args(key, q, e, d, 0, 0, a);
-            }
-            RedisModule_EmitAOF(aof, "TW.ADD", "v", a, (size_t)n);
-            add_args_free(a, n);
-        }
-    RedisModule_EmitAOF(aof, "TW.EXPIRE", "sl", key, (long long)now);
+        for (struct tq_entry *e = q->bucket[i]; e; e = e->hnext)
+            if (!e_queued(e))
+                tq_aof_entry(aof, key, q, e);
+    RedisModule_EmitAOF(aof, "TW.EXPIRE", "sl", key, (long long)tw_now(q->tw));
     for (uint64_t i = 0; i < q->nbucket; i++)
         for (struct tq_entry *e = q->bucket[i]; e; e = e->hnext)
             if (e_state(e) == TQ_LEASED)
@@ -1365,11 +1416,15 @@ static void tq_digest(RedisModuleDigest *md, void *value)
 
 /* ---------------------------------------------------------------- events */
 
-/* A key renamed or moved: its new name (and database) for the expiry. */
+/* A key renamed, moved or restored: its name (and database) for the
+ * expiry, and the Redis timer armed for it. */
 static int on_keyspace(RedisModuleCtx *ctx, int type, const char *event, RedisModuleString *key)
 {
     (void)type;
-    if (strcmp(event, "rename_to") != 0 && strcmp(event, "move_to") != 0)
+    /* restore: a key loaded by RESTORE (MIGRATE, cluster resharding) is
+     * attached by its loader, but the Redis timer must learn of it */
+    if (strcmp(event, "rename_to") != 0 && strcmp(event, "move_to") != 0 &&
+        strcmp(event, "restore") != 0)
         return REDISMODULE_OK;
     RedisModuleKey *k = RedisModule_OpenKey(ctx, key, REDISMODULE_READ);
     if (RedisModule_KeyType(k) == REDISMODULE_KEYTYPE_MODULE &&
