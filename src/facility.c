@@ -499,13 +499,19 @@ static int next_tick(struct tw *tw, tw_time_t *out, bool wake)
     if (tw->count == 0)
         return 0; /* (a wheel may still have bits left set: slots.h) */
     /* Due, ready (seen from a callback) and uncollected expired timers are
-     * at or before now: the earliest of them is the answer.  Unsorted: scan. */
+     * at or before now: the earliest of them is the answer.  Unsorted: scan.
+     * An advance's own lists (due_now, the ready lanes) hold timers only
+     * while it runs its callbacks: outside one, two lists to look at. */
     tw_time_t best = TW_TIME_MAX;
     bool any = false;
     struct tw_link *lists[3 + TW_LANES] = {&tw->due, &tw->expired, &tw->due_now};
-    for (unsigned j = 0; j < TW_LANES; j++)
-        lists[3 + j] = &tw->ready.lane[j];
-    for (unsigned i = 0; i < 3 + TW_LANES; i++)
+    unsigned nlists = 2;
+    if (tw->busy) {
+        for (unsigned j = 0; j < TW_LANES; j++)
+            lists[3 + j] = &tw->ready.lane[j];
+        nlists = 3 + TW_LANES;
+    }
+    for (unsigned i = 0; i < nlists; i++)
         for (struct tw_link *l = lists[i]->next; l != lists[i]; l = l->next) {
             tw_time_t e = tw_of(l)->tw_expires;
             if (!any || e < best)

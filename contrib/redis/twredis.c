@@ -200,15 +200,21 @@ static size_t entry_size(const struct tq_entry *e)
 
 /* ------------------------------------------------------------ the index */
 
-static struct tq_entry **index_slot(struct tq *q, const char *id, size_t n)
+/* Where the index points at id (hash h: id_hash() of it), or NULL. */
+static struct tq_entry **index_slot_h(struct tq *q, const char *id, size_t n, uint64_t h)
 {
     if (q->nbucket == 0)
         return NULL;
-    struct tq_entry **s = &q->bucket[id_hash(id, n) & (q->nbucket - 1)];
+    struct tq_entry **s = &q->bucket[h & (q->nbucket - 1)];
     for (; *s; s = &(*s)->hnext)
         if ((*s)->idlen == n && memcmp(entry_id(*s), id, n) == 0)
             return s;
     return NULL;
+}
+
+static struct tq_entry **index_slot(struct tq *q, const char *id, size_t n)
+{
+    return index_slot_h(q, id, n, id_hash(id, n));
 }
 
 static struct tq_entry *index_find(struct tq *q, const char *id, size_t n)
@@ -234,13 +240,19 @@ static void index_resize(struct tq *q, uint64_t nb)
     q->nbucket = nb;
 }
 
-static void index_add(struct tq *q, struct tq_entry *e)
+/* Put e, whose id hashes to h, in the index. */
+static void index_add_h(struct tq *q, struct tq_entry *e, uint64_t h)
 {
     if (q->count + 1 > q->nbucket)
         index_resize(q, q->nbucket ? q->nbucket * 2 : 16);
-    struct tq_entry **s = &q->bucket[id_hash(entry_id(e), e->idlen) & (q->nbucket - 1)];
+    struct tq_entry **s = &q->bucket[h & (q->nbucket - 1)];
     e->hnext = *s;
     *s = e;
+}
+
+static void index_add(struct tq *q, struct tq_entry *e)
+{
+    index_add_h(q, e, id_hash(entry_id(e), e->idlen));
 }
 
 /* ------------------------------------------------------------- the keys */
@@ -419,11 +431,11 @@ static void entry_unlink(struct tq *q, struct tq_entry **slot)
         index_resize(q, q->nbucket / 4);
 }
 
-/* Add e (not in the index) with deadline `due`: pending, or ready at once
- * when due is not after the key's time. */
-static void entry_insert(struct tq *q, struct tq_entry *e, uint64_t due)
+/* Add e (not in the index; its id hashes to h) with deadline `due`:
+ * pending, or ready at once when due is not after the key's time. */
+static void entry_insert(struct tq *q, struct tq_entry *e, uint64_t h, uint64_t due)
 {
-    index_add(q, e);
+    index_add_h(q, e, h);
     q->count++;
     q->bytes += entry_size(e);
     e_set_state(e, TQ_PENDING);
@@ -813,7 +825,8 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     RedisModuleKey *key;
     if (open_key(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &q) != 0)
         return REDISMODULE_OK;
-    struct tq_entry **slot = q ? index_slot(q, id, idlen) : NULL;
+    uint64_t h = id_hash(id, idlen);
+    struct tq_entry **slot = q ? index_slot_h(q, id, idlen, h) : NULL;
     if ((nx && slot) || (xx && !slot)) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithLongLong(ctx, 0);
@@ -840,7 +853,7 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     }
     uint64_t ready0 = q->nready;
     struct tq_entry *e = entry_new(id, idlen, payload, plen, policy, period);
-    entry_insert(q, e, due);
+    entry_insert(q, e, h, due);
     if (queued) {
         if (!e_queued(e)) {
             link_add_tail(&q->ready, &e->ready);
