@@ -81,17 +81,25 @@ static long long used_memory(redisContext *c)
 
 static const char PAYLOAD[] = "0123456789abcdef"; /* 16 bytes */
 
+/* Queue an add of (id, payload) at deadline: TW.ADD, or ZADD of the member
+ * "id:payload". */
+static void append_timer(redisContext *c, int tw, const char *key, const char *id,
+                         const char *payload, long long deadline)
+{
+    if (tw) {
+        redisAppendCommand(c, "TW.ADD %s %s %s PXAT %lld", key, id, payload, deadline);
+    } else {
+        char member[128];
+        snprintf(member, sizeof member, "%s:%s", id, payload);
+        redisAppendCommand(c, "ZADD %s %lld %s", key, deadline, member);
+    }
+}
+
 static void append_add(redisContext *c, int tw, const char *key, long i, long long deadline)
 {
     char id[32];
     snprintf(id, sizeof id, "id%ld", i);
-    if (tw) {
-        redisAppendCommand(c, "TW.ADD %s %s %s PXAT %lld", key, id, PAYLOAD, deadline);
-    } else {
-        char member[64];
-        snprintf(member, sizeof member, "%s:%s", id, PAYLOAD);
-        redisAppendCommand(c, "ZADD %s %lld %s", key, deadline, member);
-    }
+    append_timer(c, tw, key, id, PAYLOAD, deadline);
 }
 
 static void drain(redisContext *c, long k)
@@ -176,13 +184,7 @@ int main(int argc, char **argv)
         char id[32], payload[48];
         snprintf(id, sizeof id, "probe%ld", i);
         snprintf(payload, sizeof payload, "p:%lld", d);
-        if (tw) {
-            redisAppendCommand(c, "TW.ADD %s %s %s PXAT %lld", key, id, payload, d);
-        } else {
-            char member[96];
-            snprintf(member, sizeof member, "%s:%s", id, payload);
-            redisAppendCommand(c, "ZADD %s %lld %s", key, d, member);
-        }
+        append_timer(c, tw, key, id, payload, d);
     }
     drain(c, probes);
     double *late = malloc((size_t)probes * sizeof *late);

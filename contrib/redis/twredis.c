@@ -881,26 +881,43 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return RedisModule_ReplyWithLongLong(ctx, added);
 }
 
-/* TW.CANCEL key id [id ...]: how many were removed (in any state). */
-static int cmd_cancel(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+/* What a command does to each timer it names. */
+enum ids_op {
+    IDS_CANCEL, /* remove, in any state */
+    IDS_ACK,    /* remove, if delivered with a lease */
+    IDS_TAKE    /* take a ready one (entry_take()) */
+};
+
+/* Apply op to the timers named argv[first..] of key argv[1] (until: a
+ * take's lease end); reply how many it applied to, and replicate the
+ * command as it came when it changed anything. */
+static int each_id(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int first,
+                   enum ids_op op, uint64_t until)
 {
-    if (argc < 3)
-        return RedisModule_WrongArity(ctx);
     struct tq *q;
     RedisModuleKey *key;
     if (open_key(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &q) != 0)
         return REDISMODULE_OK;
     long long n = 0;
-    for (int i = 2; q && i < argc; i++) {
+    for (int i = first; q && i < argc; i++) {
         size_t len;
         const char *id = RedisModule_StringPtrLen(argv[i], &len);
         struct tq_entry **slot = index_slot(q, id, len);
-        if (slot) {
-            struct tq_entry *e = *slot;
+        if (slot == NULL)
+            continue;
+        struct tq_entry *e = *slot;
+        if (op == IDS_TAKE) {
+            if (!e_queued(e))
+                continue;
+            entry_take(q, e, until);
+        } else {
+            if (op == IDS_ACK &&
+                (e_policy(e) || e->deliveries == 0 || e_state(e) == TQ_PENDING))
+                continue;
             entry_unlink(q, slot);
             entry_free(q, e);
-            n++;
         }
+        n++;
     }
     if (n) {
         RedisModule_ReplicateVerbatim(ctx);
@@ -908,66 +925,57 @@ static int cmd_cancel(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     }
     RedisModule_CloseKey(key);
     return RedisModule_ReplyWithLongLong(ctx, n);
+}
+
+/* TW.CANCEL key id [id ...]: how many were removed (in any state). */
+static int cmd_cancel(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    return argc < 3 ? RedisModule_WrongArity(ctx) : each_id(ctx, argv, argc, 2, IDS_CANCEL, 0);
 }
 
 /* TW.ACK key id [id ...]: remove timers handed out with a lease (leased,
  * or ready again after their lease ran out); how many. */
 static int cmd_ack(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    if (argc < 3)
-        return RedisModule_WrongArity(ctx);
-    struct tq *q;
+    return argc < 3 ? RedisModule_WrongArity(ctx) : each_id(ctx, argv, argc, 2, IDS_ACK, 0);
+}
+
+/* The start of a read-only command: arity `want`, and key argv[1] looked
+ * up (closed again at once: the value stays while the command runs).
+ * Returns 0 with *q (NULL: no such key), or -1 having replied. */
+static int read_key(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int want,
+                    struct tq **q)
+{
+    if (argc != want) {
+        RedisModule_WrongArity(ctx);
+        return -1;
+    }
     RedisModuleKey *key;
-    if (open_key(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &q) != 0)
-        return REDISMODULE_OK;
-    long long n = 0;
-    for (int i = 2; q && i < argc; i++) {
-        size_t len;
-        const char *id = RedisModule_StringPtrLen(argv[i], &len);
-        struct tq_entry **slot = index_slot(q, id, len);
-        if (slot && !e_policy(*slot) && (*slot)->deliveries > 0 &&
-            e_state(*slot) != TQ_PENDING) {
-            struct tq_entry *e = *slot;
-            entry_unlink(q, slot);
-            entry_free(q, e);
-            n++;
-        }
-    }
-    if (n) {
-        RedisModule_ReplicateVerbatim(ctx);
-        after_write(ctx, key, q);
-    }
+    if (open_key(ctx, argv[1], REDISMODULE_READ, &key, q) != 0)
+        return -1;
     RedisModule_CloseKey(key);
-    return RedisModule_ReplyWithLongLong(ctx, n);
+    return 0;
 }
 
 /* TW.DEADLINE key id: the timer's deadline in Unix ms (a leased timer's:
  * its lease's end), or -2 if there is no such timer. */
 static int cmd_deadline(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    if (argc != 3)
-        return RedisModule_WrongArity(ctx);
     struct tq *q;
-    RedisModuleKey *key;
-    if (open_key(ctx, argv[1], REDISMODULE_READ, &key, &q) != 0)
+    if (read_key(ctx, argv, argc, 3, &q) != 0)
         return REDISMODULE_OK;
     size_t len;
     const char *id = RedisModule_StringPtrLen(argv[2], &len);
     struct tq_entry *e = q ? index_find(q, id, len) : NULL;
-    RedisModule_CloseKey(key);
     return RedisModule_ReplyWithLongLong(ctx, e ? (long long)tw_timer_deadline(&e->tm) : -2);
 }
 
 /* TW.COUNT key: timers in the key, every state. */
 static int cmd_count(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    if (argc != 2)
-        return RedisModule_WrongArity(ctx);
     struct tq *q;
-    RedisModuleKey *key;
-    if (open_key(ctx, argv[1], REDISMODULE_READ, &key, &q) != 0)
+    if (read_key(ctx, argv, argc, 2, &q) != 0)
         return REDISMODULE_OK;
-    RedisModule_CloseKey(key);
     return RedisModule_ReplyWithLongLong(ctx, q ? (long long)q->count : 0);
 }
 
@@ -975,31 +983,22 @@ static int cmd_count(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
  * ms), or nil. */
 static int cmd_next(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    if (argc != 2)
-        return RedisModule_WrongArity(ctx);
     struct tq *q;
-    RedisModuleKey *key;
-    if (open_key(ctx, argv[1], REDISMODULE_READ, &key, &q) != 0)
+    if (read_key(ctx, argv, argc, 2, &q) != 0)
         return REDISMODULE_OK;
     tw_time_t d;
     int has = q && tw_next_expiry(q->tw, &d) == 1;
-    RedisModule_CloseKey(key);
     return has ? RedisModule_ReplyWithLongLong(ctx, (long long)d) : RedisModule_ReplyWithNull(ctx);
 }
 
 /* TW.INFO key: field-value pairs. */
 static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    if (argc != 2)
-        return RedisModule_WrongArity(ctx);
     struct tq *q;
-    RedisModuleKey *key;
-    if (open_key(ctx, argv[1], REDISMODULE_READ, &key, &q) != 0)
+    if (read_key(ctx, argv, argc, 2, &q) != 0)
         return REDISMODULE_OK;
-    if (q == NULL) {
-        RedisModule_CloseKey(key);
+    if (q == NULL)
         return RedisModule_ReplyWithNull(ctx);
-    }
     RedisModule_ReplyWithArray(ctx, 14);
     RedisModule_ReplyWithSimpleString(ctx, "scheme");
     RedisModule_ReplyWithSimpleString(ctx, tw_scheme_name(tw_get_scheme(q->tw)));
@@ -1016,7 +1015,6 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     RedisModule_ReplyWithSimpleString(ctx, "memory");
     RedisModule_ReplyWithLongLong(ctx, (long long)(sizeof *q + tw_memory(q->tw) +
                                                    q->nbucket * sizeof *q->bucket + q->bytes));
-    RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
 
@@ -1205,26 +1203,7 @@ static int cmd_take(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     uint64_t until;
     if (parse_u64(argv[2], &until) != 0 || until > TQ_MAX_DEADLINE)
         return RedisModule_ReplyWithError(ctx, "ERR invalid lease time");
-    struct tq *q;
-    RedisModuleKey *key;
-    if (open_key(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &q) != 0)
-        return REDISMODULE_OK;
-    long long n = 0;
-    for (int i = 3; q && i < argc; i++) {
-        size_t len;
-        const char *id = RedisModule_StringPtrLen(argv[i], &len);
-        struct tq_entry **slot = index_slot(q, id, len);
-        if (slot == NULL || !e_queued(*slot))
-            continue;
-        entry_take(q, *slot, until);
-        n++;
-    }
-    if (n) {
-        RedisModule_ReplicateVerbatim(ctx);
-        after_write(ctx, key, q);
-    }
-    RedisModule_CloseKey(key);
-    return RedisModule_ReplyWithLongLong(ctx, n);
+    return each_id(ctx, argv, argc, 3, IDS_TAKE, until);
 }
 
 /* ------------------------------------------------------ type callbacks */
