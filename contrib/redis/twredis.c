@@ -97,6 +97,7 @@ static struct {
     struct tw *wake;               /* every key's next deadline, Unix ms */
     RedisModuleTimerID timer;      /* the one Redis timer, when armed */
     int armed;
+    int wake_moved;                /* a key's wake started or stopped since arm() */
     uint64_t armed_at;
     struct tq_link keys;           /* every attached key */
     enum tw_scheme scheme;         /* for new keys */
@@ -283,28 +284,31 @@ static void tq_detach(struct tq *q)
 {
     if (!q->attached)
         return;
-    tw_stop(g.wake, &q->wake);
+    g.wake_moved |= tw_stop(g.wake, &q->wake) == 1;
     link_del(&q->keys);
     q->attached = 0;
 }
 
-/* This key's next deadline on the wake facility. */
+/* This key's next deadline on the wake facility (g.wake_moved set when
+ * that changes anything). */
 static void tq_rearm(struct tq *q)
 {
     if (!q->attached)
         return;
     tw_time_t d;
     if (tw_next_expiry(q->tw, &d) == 1) {
-        if (!tw_timer_pending(&q->wake) || tw_timer_deadline(&q->wake) != d)
+        if (!tw_timer_pending(&q->wake) || tw_timer_deadline(&q->wake) != d) {
             tw_start_at(g.wake, &q->wake, d);
+            g.wake_moved = 1;
+        }
     } else {
-        tw_stop(g.wake, &q->wake);
+        g.wake_moved |= tw_stop(g.wake, &q->wake) == 1;
     }
 }
 
 /* Record the key's name and database (a command names its key; a key
  * loaded from an RDB file gets its name from the loader) and put it on the
- * module-wide lists. */
+ * module-wide lists, at its next deadline if it was not there. */
 static void tq_attach(struct tq *q, const RedisModuleString *name, int db)
 {
     if (name == NULL)
@@ -321,8 +325,8 @@ static void tq_attach(struct tq *q, const RedisModuleString *name, int db)
     if (!q->attached) {
         link_add_tail(&g.keys, &q->keys);
         q->attached = 1;
+        tq_rearm(q);
     }
-    tq_rearm(q);
 }
 
 static void entry_free(struct tq *q, struct tq_entry *e)
@@ -517,11 +521,20 @@ static int is_primary(RedisModuleCtx *ctx)
 }
 
 static void on_timer(RedisModuleCtx *ctx, void *data);
+static void arm(RedisModuleCtx *ctx);
+
+/* arm(), if a key's wake moved since it last ran: the end of a command. */
+static void arm_if_moved(RedisModuleCtx *ctx)
+{
+    if (g.wake_moved)
+        arm(ctx);
+}
 
 /* Arm the Redis timer for the earliest next deadline of every key, if it
  * is not armed for it already; on a replica, disarm it. */
 static void arm(RedisModuleCtx *ctx)
 {
+    g.wake_moved = 0;
     tw_time_t next = 0;
     int has = is_primary(ctx) && tw_next_expiry(g.wake, &next) == 1;
     if (g.armed && (!has || next != g.armed_at)) {
@@ -625,10 +638,8 @@ static int open_key(RedisModuleCtx *ctx, RedisModuleString *name, int mode, Redi
     }
     *q = RedisModule_ModuleTypeGetValue(*key);
     if (mode & REDISMODULE_WRITE) {
-        int was = (*q)->attached;
         tq_attach(*q, name, RedisModule_GetSelectedDb(ctx));
-        if (!was)
-            arm(ctx);
+        arm_if_moved(ctx);
     }
     return 0;
 }
@@ -642,15 +653,15 @@ static int from_client(RedisModuleCtx *ctx)
            (f & REDISMODULE_CTX_FLAGS_SLAVE) == 0;
 }
 
-/* After a write: the key's wake, the Redis timer, the empty key deleted. */
+/* After a write: the key's wake, the Redis timer if that moved, the empty
+ * key deleted. */
 static void after_write(RedisModuleCtx *ctx, RedisModuleKey *key, struct tq *q)
 {
-    if (q->count == 0) {
+    if (q->count == 0)
         RedisModule_DeleteKey(key); /* tq_free() */
-    } else {
+    else
         tq_rearm(q);
-    }
-    arm(ctx);
+    arm_if_moved(ctx);
 }
 
 static int parse_u64(RedisModuleString *s, uint64_t *out)
