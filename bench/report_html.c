@@ -617,6 +617,14 @@ static void html_series(FILE *f, const struct series *s)
     html_counts_table(f, s);
 }
 
+/* A section that did not run: why, as a paragraph (NULL: "not run"). */
+static void html_not_run(FILE *f, const char *why)
+{
+    fprintf(f, "<p>");
+    xml_text(f, why ? why : "not run");
+    fprintf(f, "</p>\n");
+}
+
 static void html_tail(FILE *f)
 {
     char nb[32];
@@ -658,9 +666,7 @@ static void html_tail(FILE *f)
                 fig9.slope[0], fig9.slope[1], fig9.slope[2], fig9.linear_ok ? "yes" : "NO",
                 fig9.flat_ok ? "yes" : "NO", fig9.order_ratio, fig9.order_ok ? "yes" : "NO");
     } else {
-        fprintf(f, "<p>");
-        xml_text(f, fig9.why ? fig9.why : "not run");
-        fprintf(f, "</p>\n");
+        html_not_run(f, fig9.why);
     }
     fprintf(f, "<h2 id=\"service\">service</h2>\n");
     if (svcres.have) {
@@ -695,9 +701,7 @@ static void html_tail(FILE *f)
             }
         fprintf(f, "</table></div>\n");
     } else {
-        fprintf(f, "<p>");
-        xml_text(f, svcres.why ? svcres.why : "not run");
-        fprintf(f, "</p>\n");
+        html_not_run(f, svcres.why);
     }
     fprintf(f, "<h2 id=\"redis\">redis</h2>\n");
     if (redisres.have) {
@@ -724,9 +728,9 @@ static void html_tail(FILE *f)
         }
         fprintf(f, "</table></div>\n");
     } else {
-        fprintf(f, "<p>Not run: scripts/bench.sh runs scripts/redis-bench.sh when redis-server "
-                   "and libhiredis-dev are installed (twbench --redis FILE reads its rounds)."
-                   "</p>\n");
+        html_not_run(f, "not run: scripts/bench.sh runs scripts/redis-bench.sh when "
+                        "redis-server and libhiredis-dev are installed (twbench --redis FILE "
+                        "reads its rounds)");
     }
     fprintf(f, "<p>Every figure, with min, max and samples: <a href=\"twbench.json\">"
                "twbench.json</a>; the summary in Markdown: <a href=\"summary.md\">summary.md</a>."
