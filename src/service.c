@@ -109,13 +109,25 @@ static unsigned hash_ix(const struct tw_service *svc, uint64_t v)
     return (unsigned)((h * svc->nshards) >> 32);
 }
 
+/* Is the calling thread one of the service's workers? */
+static int on_worker(const struct tw_service *svc)
+{
+    return this_shard != NULL && this_shard->svc == svc;
+}
+
+/* The shard of t's address: where a timer never started is found. */
+static struct shard *addr_shard(struct tw_service *svc, const struct tw_stimer *t)
+{
+    return &svc->shard[hash_ix(svc, (uint64_t)(uintptr_t)t)];
+}
+
 /* The shard a start of an idle t moves it to, by the service's
  * placement; ns is the start's interval. */
 static struct shard *placed(struct tw_service *svc, const struct tw_stimer *t, uint64_t ns)
 {
     switch (svc->placement) {
     case TW_PLACE_THREAD:
-        if (this_shard != NULL && this_shard->svc == svc)
+        if (on_worker(svc))
             return this_shard; /* a callback: its worker's */
         if (home_svc != svc->id) {
             home_svc = svc->id;
@@ -125,7 +137,7 @@ static struct shard *placed(struct tw_service *svc, const struct tw_stimer *t, u
     case TW_PLACE_TTL:
         return &svc->shard[hash_ix(svc, ns / svc->tick_ns)];
     default:
-        return &svc->shard[hash_ix(svc, (uint64_t)(uintptr_t)t)];
+        return addr_shard(svc, t);
     }
 }
 
@@ -152,9 +164,8 @@ static struct shard *lock_timer(struct tw_service *svc, struct tw_stimer *t)
 {
     for (;;) {
         unsigned ix = shard_field(t);
-        struct shard *sh = ix != 0 && ix <= svc->nshards
-                               ? &svc->shard[ix - 1]
-                               : &svc->shard[hash_ix(svc, (uint64_t)(uintptr_t)t)];
+        struct shard *sh = ix != 0 && ix <= svc->nshards ? &svc->shard[ix - 1]
+                                                         : addr_shard(svc, t);
         pthread_mutex_lock(&sh->lock);
         if (shard_field_acquire(t) == ix)
             return sh;
@@ -165,12 +176,6 @@ static struct shard *lock_timer(struct tw_service *svc, struct tw_stimer *t)
 static int valid_service(const struct tw_service *svc)
 {
     return svc != NULL && svc->magic == SERVICE_MAGIC;
-}
-
-/* Is the calling thread one of the service's workers? */
-static int on_worker(const struct tw_service *svc)
-{
-    return this_shard != NULL && this_shard->svc == svc;
 }
 
 /* -------------------------------------------------------------- the worker */
@@ -216,8 +221,11 @@ static void *worker(void *arg)
     (void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 #endif
     pthread_mutex_lock(&sh->lock);
+    bool fresh = false; /* the clock was just read: no need to again */
     for (;;) {
-        tw_clock_update(&sh->clk);
+        if (!fresh)
+            tw_clock_update(&sh->clk);
+        fresh = false;
         run_due(sh);
         if (sh->mode == MODE_CANCELLING ||
             (sh->mode == MODE_DRAINING && tw_count(sh->tw) == 0))
@@ -228,8 +236,10 @@ static void *worker(void *arg)
             pthread_cond_wait(&sh->wake, &sh->lock);
         } else {
             tw_clock_update(&sh->clk);
-            if (next <= tw_clock_now(&sh->clk))
+            if (next <= tw_clock_now(&sh->clk)) {
+                fresh = true;
                 continue; /* due already: no wait */
+            }
             sh->sleep_until = next;
             struct timespec ts = tick_time(sh->svc, next);
             (void)pthread_cond_timedwait(&sh->wake, &sh->lock, &ts);
@@ -470,14 +480,16 @@ static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *
      * (wheel: MaxInterval) measures the interval from now; a timer that
      * comes due by it waits on the pull queue for the worker. */
     tw_time_t now = tw_clock_update(&sh->clk);
-    if (now != tw_now(sh->tw)) { /* at most once a tick */
-        if (tw_collect(sh->tw, now) > 0 && sh->sleep_until != AWAKE)
-            pthread_cond_signal(&sh->wake);
-    }
+    bool wake = false; /* one signal at most, counted */
+    if (now != tw_now(sh->tw)) /* at most once a tick */
+        wake = tw_collect(sh->tw, now) > 0 && sh->sleep_until != AWAKE;
     tw_time_t d = tw_clock_after(&sh->clk, ns);
     int rc = tw_start_at(sh->tw, &t->tw_node, d);
-    if (rc != 0)
+    if (rc != 0) {
+        if (wake)
+            pthread_cond_signal(&sh->wake);
         return rc;
+    }
     set_owner(t, svc->id);
     if (++t->tw_gen == 0)
         t->tw_gen = 1;
@@ -487,8 +499,10 @@ static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *
      * its sleep tells (in a scheme that fires late the wake-up may still
      * be later: ask it then). */
     tw_time_t w;
-    if (sh->sleep_until != AWAKE && d < sh->sleep_until && tw_next_wakeup(sh->tw, &w) == 1 &&
-        w < sh->sleep_until) {
+    if (!wake && sh->sleep_until != AWAKE && d < sh->sleep_until &&
+        tw_next_wakeup(sh->tw, &w) == 1 && w < sh->sleep_until)
+        wake = true;
+    if (wake) {
         sh->wakes_sent++;
         pthread_cond_signal(&sh->wake);
     }
@@ -512,17 +526,20 @@ int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint64_t ns, u
         return rc;
     if (t->tw_sfn == NULL)
         return TW_EINVAL;
-    struct shard *to = placed(svc, t, ns);
-    uint16_t ix = (uint16_t)(to - svc->shard + 1);
     for (;;) {
         struct shard *sh = lock_timer(svc, t);
-        if (shard_field(t) != ix && !foreign(svc, t) && sh->running != t &&
-            !tw_timer_pending(&t->tw_node)) {
-            /* Idle: placed on `to`, under the lock of the shard it was on. */
-            __atomic_store_n(&t->tw_sshard, ix, __ATOMIC_RELEASE);
-            if (sh != to) {
-                pthread_mutex_unlock(&sh->lock);
-                continue; /* lock_timer() finds it on `to`, or wherever it went */
+        if (!foreign(svc, t) && sh->running != t && !tw_timer_pending(&t->tw_node)) {
+            /* Idle: placed on the placement's shard (asked only now: a
+             * restart of a pending or running timer stays where it is),
+             * under the lock of the shard it was on. */
+            struct shard *to = placed(svc, t, ns);
+            uint16_t ix = (uint16_t)(to - svc->shard + 1);
+            if (shard_field(t) != ix) {
+                __atomic_store_n(&t->tw_sshard, ix, __ATOMIC_RELEASE);
+                if (sh != to) {
+                    pthread_mutex_unlock(&sh->lock);
+                    continue; /* lock_timer() finds it on `to`, or wherever it went */
+                }
             }
         }
         rc = start_on(svc, sh, t, ns, gen);
