@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "svcbench.h" /* run_service() */
 #ifdef TWBENCH_FIG9
 #include "fig9.h"
-#include "svcbench.h"
 #endif
 
 static uint64_t mix(uint64_t a, uint64_t b)

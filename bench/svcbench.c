@@ -732,7 +732,8 @@ static struct cell run_cell(const struct target *tg, size_t n, unsigned T, uint6
 
 static struct rlimit nofile;
 
-void svc_raise_nofile(void)
+/* Raise the open-file limit to its hard limit (timerfds); once. */
+static void svc_raise_nofile(void)
 {
     static int done;
     if (done++)
@@ -749,11 +750,6 @@ int svc_target_count(void) { return (int)NTARGETS; }
 const char *svc_target_name(int k)
 {
     return k >= 0 && k < (int)NTARGETS ? targets[k].name : NULL;
-}
-
-int svc_target_single_thread(int k)
-{
-    return k >= 0 && k < (int)NTARGETS && targets[k].single_thread;
 }
 
 /* The cell's status before it runs: 0 runs, 1 system limit, 2 not run. */

@@ -12,8 +12,6 @@
  * ordered, posix, timerfd. */
 int svc_target_count(void);
 const char *svc_target_name(int k);
-/* 1 if the target runs from one thread only (the bare facility). */
-int svc_target_single_thread(int k);
 
 /* One cell: million stop + start per second over `ms` milliseconds from
  * `threads` producer threads with n timers pending an hour out, and the
@@ -26,8 +24,5 @@ struct svc_cell {
     uint64_t p50, p99;
 };
 struct svc_cell svc_measure(int k, size_t n, unsigned threads, uint64_t ms);
-
-/* Raise the open-file limit to its hard limit (timerfds); once. */
-void svc_raise_nofile(void);
 
 #endif /* TWBENCH_SVCBENCH_H */
