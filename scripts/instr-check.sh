@@ -34,9 +34,9 @@ command -v valgrind >/dev/null || "$root/scripts/deps.sh" --pkg valgrind ||
 cells='
 churn        1e4 60   45
 churn        1e6 60   45
-expire-next  1e3 392  350
-expire-next  1e4 337  350
-tcp          1e4 80.5 81.7
+expire-next  1e3 350  350
+expire-next  1e4 320  350
+tcp          1e4 80   81.7
 '
 # simulated L1D misses per churn operation at 10^6: ceiling, goal
 d1_ceiling=3.4

@@ -432,7 +432,8 @@ static TW_NOINLINE int64_t advance_slow(struct tw *tw, tw_time_t now) /* checked
         fire(tw, l);
     }
     if ((live & (live - 1)) == 0) { /* one lane, or none: no turn to take */
-        struct tw_link *h = &tw->ready.lane[live ? tw_ctz64(live) : 0];
+        /* (no lane: the bit above the lanes gives lane 0, empty) */
+        struct tw_link *h = &tw->ready.lane[tw_ctz64(live | 1u << TW_LANES) & (TW_LANES - 1)];
         while ((l = h->next) != h) {
             tw_list_del(l);
             fired++;

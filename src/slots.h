@@ -88,10 +88,11 @@ TW_INLINE bool tw_slots_lane_marked(const struct tw_slots *s, size_t k, unsigned
 TW_INLINE bool tw_slots_add_lane(struct tw_slots *s, size_t i, unsigned lane, struct tw_link *l,
                                  unsigned lshift)
 {
-    size_t k = (i << lshift) + lane;
-    if (!tw_lane_add(&s->head[k], l))
+    if (!tw_lane_add(&s->head[(i << lshift) + lane], l))
         return false;
-    tw_slots_mark(s, k, lshift);
+    tw_bm_set(s->bm, i);
+    if (lshift)
+        s->lanes[i] |= (uint8_t)(1u << lane);
     return true;
 }
 

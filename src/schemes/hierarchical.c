@@ -249,39 +249,51 @@ TW_INLINE void migrate_slot(struct hier_state *h, size_t i, tw_time_t now, struc
     unsigned live = h->s.lanes[i];
     h->s.lanes[i] = 0;
     tw_bm_clear(h->s.bm, i);
-    if (TW_UNLIKELY(many && (live & (live - 1)) != 0))
+    if (TW_UNLIKELY((live & (live - 1)) != 0 && many))
         migrate_interleaved(h, head, live, now, out);
     else
         migrate_lanes(h, head, live, now, out);
 }
 
-/* The slots of a level that time passes over from digit c to digit n
- * (c != n, diff = n - c of the level's digits), as bits of level_bits(). */
-TW_INLINE uint64_t window_bits(tw_time_t c, tw_time_t diff, unsigned bits)
+/* Every level whose digit changed, the slots passed over taken, with
+ * S <= 64 (bits a constant where the caller passes one): a word per
+ * level.  Let `top` be the highest level whose digit changed (above level
+ * 0: collect_bits() takes the advances that stay within level 0's period).
+ * Every timer of a level below top is due: its deadline has the old
+ * digits from top up, below the new time's.  And every occupied slot of
+ * such a level is one that time passed over: the slots at or before the
+ * old time's digit are clear (first_slot_words()), and those after it are
+ * the rest of the old period.  So each of those levels goes to the ready
+ * lanes whole, slot by occupied slot, timers untouched, with no window to
+ * compute.  At top, the slots before the new digit are due too; the slot
+ * of the new digit holds timers that may not be due yet: it migrates,
+ * last, so that nothing lands in a slot still to be taken. */
+TW_INLINE void collect_levels_words(struct tw *tw, struct hier_state *h, tw_time_t now,
+                                    struct tw_ready *out, unsigned bits)
 {
-    const unsigned S = 1u << bits;
-    uint64_t all = ~UINT64_C(0) >> (64u - S);
-    if (diff >= S)
-        return all;
-    unsigned from = (unsigned)((c + 1) & (S - 1)), span = (unsigned)diff;
-    if (from + span <= S)
-        return bits_upto(span - 1) << from;
-    return ((all << from) & all) | bits_upto(from + span - S - 1);
+    uint64_t g = h->place_of_msb[63u - (unsigned)tw_clz64(tw->now ^ now)];
+    size_t top = TW_HIER_BASE(g);
+    unsigned tl = (unsigned)(top >> bits);
+    for (unsigned lvl = 0; lvl < tl; lvl++)
+        for (uint64_t x = level_bits(h, lvl, bits); x; x &= x - 1)
+            tw_slots_take(&h->s, ((size_t)lvl << bits) + (size_t)tw_ctz64(x), out,
+                          TW_LANE_SHIFT);
+    unsigned d = (unsigned)(now >> TW_HIER_SHIFT(g)) & ((1u << bits) - 1);
+    uint64_t x = level_bits(h, tl, bits);
+    for (uint64_t y = x & ((UINT64_C(1) << d) - 1); y; y &= y - 1)
+        tw_slots_take(&h->s, top + (size_t)tw_ctz64(y), out, TW_LANE_SHIFT);
+    if ((x >> d) & 1)
+        migrate_slot(h, top + d, now, out, tw->count >= TW_HIER_MANY);
 }
 
-/* Every level whose digit changed, the slots passed over taken: with
- * S <= 64 as bits of the level's word (bits a constant where the caller
- * passes one), with more slots by a walk of the window in the bitmap.  Let
- * `top` be the highest level whose digit changed.  Every timer of a level
- * below it is due (its deadline has the old digits from `top` up, below
- * the new time's), and so is every timer of a slot of `top` before the new
- * time's digit there: those slots go to the ready lanes whole, timer by
- * timer untouched.  Only the slot of the new digit at `top` (unless top is
- * level 0) holds timers that may not be due yet: it migrates, last. */
-TW_INLINE void collect_levels(struct tw *tw, struct hier_state *h, tw_time_t now,
-                              struct tw_ready *out, unsigned bits)
+/* The same with more than 64 slots: at each level whose digit changed, the
+ * slots passed over are a circular window of the level, walked in the
+ * bitmap (the reasoning above, the window standing for the word). */
+static TW_NOINLINE void collect_levels_wide(struct tw *tw, struct hier_state *h, tw_time_t now,
+                                            struct tw_ready *out)
 {
-    const tw_time_t mask = ((tw_time_t)1 << bits) - 1;
+    const tw_time_t mask = h->mask;
+    const unsigned bits = h->bits;
     size_t up = SIZE_MAX;
     /* cl, nl: the old and new time's digits from lvl up; the loop stops
      * at the first level whose digits did not change (above the last
@@ -290,27 +302,15 @@ TW_INLINE void collect_levels(struct tw *tw, struct hier_state *h, tw_time_t now
     for (unsigned lvl = 0; cl != nl; lvl++) {
         tw_time_t cu = cl >> bits, nu = nl >> bits;
         size_t base = (size_t)lvl << bits;
-        if (bits <= 6) {
-            uint64_t x = level_bits(h, lvl, bits) & window_bits(cl, nl - cl, bits);
-            if (cu == nu && lvl > 0) {
-                unsigned d = (unsigned)(nl & mask);
-                if ((x >> d) & 1)
-                    up = base + d;
-                x &= ~(UINT64_C(1) << d);
-            }
-            for (; x; x &= x - 1)
-                tw_slots_take(&h->s, base + (size_t)tw_ctz64(x), out, TW_LANE_SHIFT);
-        } else {
-            tw_time_t diff = nl - cl;
-            size_t span = diff >= h->S ? h->S : (size_t)diff;
-            size_t from = (size_t)((cl + 1) & mask), done = 0, i;
-            size_t d = cu == nu && lvl > 0 ? (size_t)(nl & mask) : SIZE_MAX;
-            while ((i = tw_window_next(h->s.bm, base, h->S, from, span, &done)) != SIZE_MAX) {
-                if (i == d)
-                    up = base + i;
-                else
-                    tw_slots_take(&h->s, base + i, out, TW_LANE_SHIFT);
-            }
+        tw_time_t diff = nl - cl;
+        size_t span = diff >= h->S ? h->S : (size_t)diff;
+        size_t from = (size_t)((cl + 1) & mask), done = 0, i;
+        size_t d = cu == nu && lvl > 0 ? (size_t)(nl & mask) : SIZE_MAX;
+        while ((i = tw_window_next(h->s.bm, base, h->S, from, span, &done)) != SIZE_MAX) {
+            if (i == d)
+                up = base + i;
+            else
+                tw_slots_take(&h->s, base + i, out, TW_LANE_SHIFT);
         }
         cl = cu;
         nl = nu;
@@ -340,7 +340,10 @@ TW_INLINE void collect_bits(struct tw *tw, struct hier_state *h, tw_time_t now,
             return;
         }
     } else {
-        collect_levels(tw, h, now, out, bits);
+        if (bits <= 6)
+            collect_levels_words(tw, h, now, out, bits);
+        else
+            collect_levels_wide(tw, h, now, out);
         tw_mincache_expire(&h->min, now);
     }
     size_t first = bits <= 6 ? first_slot_words(h, bits) : first_slot(h, now);
