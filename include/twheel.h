@@ -394,6 +394,13 @@ TW_EXTERN enum tw_scheme tw_get_scheme(const struct tw *tw);
 TW_EXTERN size_t tw_memory(const struct tw *tw);
 /* The longest interval tw_start() accepts (TW_TIME_MAX for all but wheel). */
 TW_EXTERN tw_time_t tw_max_interval(const struct tw *tw);
+/* A pointer of the caller's, kept with the facility and never read by the
+ * library: how a callback, which gets the facility, reaches the program's
+ * state without a global.  tw_set_data() stores it (a NULL tw: nothing);
+ * tw_data() returns it: NULL until the first tw_set_data(), and for a NULL
+ * tw. */
+TW_EXTERN void tw_set_data(struct tw *tw, void *data);
+TW_EXTERN void *tw_data(const struct tw *tw);
 
 /* Verify every invariant of the facility and its scheme (O(n)).  Returns 0,
  * or TW_ECORRUPT and writes a description of the first violation found to

@@ -546,6 +546,14 @@ enum tw_scheme tw_get_scheme(const struct tw *tw) { return tw ? tw->scheme : TW_
 size_t tw_memory(const struct tw *tw) { return tw ? tw->memory : 0; }
 tw_time_t tw_max_interval(const struct tw *tw) { return tw ? tw->max_interval : 0; }
 
+void tw_set_data(struct tw *tw, void *data)
+{
+    if (tw)
+        tw->data = data;
+}
+
+void *tw_data(const struct tw *tw) { return tw ? tw->data : NULL; }
+
 /* Check a plain list (due or expired): well linked, nodes due. */
 static int check_plain(struct tw *tw, struct tw_checker *c, struct tw_link *h,
                        const char *what)

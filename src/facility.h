@@ -56,6 +56,7 @@ struct tw {
     struct tw_link expired;     /* pull queue of tw_collect() */
     struct tw_allocator alloc;
     size_t memory;              /* bytes held through alloc */
+    void *data;                 /* the caller's: tw_set_data() */
     /* Scheme state follows, aligned for any scheme. */
     _Alignas(16) unsigned char state[];
 };

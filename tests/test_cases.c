@@ -1770,6 +1770,53 @@ static void case_many_migrate(struct ctx *c)
     free(t);
 }
 
+/* The facility's user data: NULL at creation, what tw_set_data() stored
+ * afterwards, seen from a callback (through the tw it gets) and through a
+ * pull; kept across advances; tw_set_data(NULL tw) changes nothing. */
+struct data_probe {
+    struct tw_timer node;
+    void *seen;
+    int runs;
+};
+
+static void data_cb(struct tw *tw, struct tw_timer *t)
+{
+    struct data_probe *p = tw_container_of(t, struct data_probe, node);
+    p->seen = tw_data(tw);
+    p->runs++;
+}
+
+static void case_user_data(struct ctx *c)
+{
+    CREATE(tw);
+    int mine = 0, other = 0;
+    ASSERT_NULL(tw_data(tw));
+    ASSERT_NULL(tw_data(NULL));
+    tw_set_data(NULL, &mine); /* no crash, nothing stored anywhere */
+    ASSERT_NULL(tw_data(tw));
+    tw_set_data(tw, &mine);
+    ASSERT_TRUE(tw_data(tw) == &mine);
+    struct data_probe p = {.seen = NULL, .runs = 0};
+    tw_timer_init(&p.node, data_cb);
+    tw_time_t now = tw_now(tw);
+    ASSERT_OK(tw_start(tw, &p.node, 5));
+    tw_time_t to = fire_by(c, now, tw_timer_deadline(&p.node), now);
+    ASSERT_EQ_INT(tw_advance(tw, to), 1);
+    ASSERT_EQ_INT(p.runs, 1);
+    ASSERT_TRUE(p.seen == &mine);
+    tw_set_data(tw, &other);
+    now = tw_now(tw);
+    ASSERT_OK(tw_start(tw, &p.node, 7));
+    to = fire_by(c, now, tw_timer_deadline(&p.node), now);
+    ASSERT_EQ_INT(tw_advance(tw, to), 1);
+    ASSERT_TRUE(p.seen == &other);
+    tw_set_data(tw, NULL);
+    ASSERT_NULL(tw_data(tw));
+    ASSERT_EQ_U64(tw_count(tw), 0);
+    ASSERT_CHECK(tw);
+    ASSERT_OK(tw_destroy(tw));
+}
+
 const struct test_case test_suite_cases[] = {
     {"zero_interval", case_zero_interval, 1},
     {"past_deadline", case_past_deadline, 1},
@@ -1786,6 +1833,7 @@ const struct test_case test_suite_cases[] = {
     {"cb_zero_rearm", case_cb_zero_rearm, 1},
     {"cb_reentrant_busy", case_cb_reentrant_busy, 1},
     {"cb_context", case_cb_context, 1},
+    {"user_data", case_user_data, 1},
     {"cb_check_inside", case_cb_check_inside, 1},
     {"cb_next_expiry_inside", case_cb_next_expiry_inside, 1},
     {"backwards", case_backwards, 1},

@@ -104,9 +104,7 @@ static struct {
     uint64_t max_payload, max_id;
     uint64_t seed;
     RedisModuleCtx *ctx;           /* during the timer handler */
-    struct tq *firing;             /* the key whose facility is advancing */
     struct tq *waking;             /* the key wake_fire() opens, NULL once freed */
-    uint64_t moved;                /* timers made ready by that advance */
 } g;
 
 /* ------------------------------------------------------------- helpers */
@@ -273,6 +271,7 @@ static struct tq *tq_new(enum tw_scheme scheme, tw_time_t start)
         RedisModule_Free(q);
         return NULL;
     }
+    tw_set_data(q->tw, q); /* for entry_fire() */
     link_init(&q->ready);
     link_init(&q->keys);
     tw_timer_init(&q->wake, wake_fire);
@@ -391,8 +390,7 @@ static void periodic_fire(struct tq *q, struct tq_entry *e, struct tw *tw)
 static void entry_fire(struct tw *tw, struct tw_timer *t)
 {
     struct tq_entry *e = tq_container_of(t, struct tq_entry, tm);
-    struct tq *q = g.firing;
-    g.moved++;
+    struct tq *q = tw_data(tw);
     if (e_policy(e)) {
         periodic_fire(q, e, tw);
         return;
@@ -410,11 +408,8 @@ static uint64_t tq_advance(struct tq *q, uint64_t now)
 {
     if (now < tw_now(q->tw))
         return 0;
-    g.firing = q;
-    g.moved = 0;
-    tw_advance(q->tw, now);
-    g.firing = NULL;
-    return g.moved;
+    int64_t n = tw_advance(q->tw, now);
+    return n > 0 ? (uint64_t)n : 0;
 }
 
 /* Take e out of wherever it is, and out of the index (slot: where the
