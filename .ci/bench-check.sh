@@ -28,7 +28,16 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 start=$(date +%s)
 rm -rf "$dir/report" "$dir/twbench.json"
-"$twbench" --quick --json "$dir/twbench.json" --out "$dir/report" >"$dir/stdout" 2>"$dir/stderr" || {
+# Two rounds of scripts/redis-bench.sh's lines (its format: tqbench's), so
+# that the report's redis section is checked without a Redis server.
+for r in 1 2; do
+  echo "scheme=heap impl=tw n=10000 add_piped=2${r}0000 add_single=2${r}000 pop_piped=3${r}0000" \
+    "pop_single=3${r}000 bytes_per_timer=135.$r late_p50=0.5$r late_p99=1.2$r late_max=3.$r polls=0"
+  echo "scheme=- impl=zset/10ms n=10000 add_piped=1${r}0000 add_single=1${r}000 pop_piped=7${r}000" \
+    "pop_single=1${r}000 bytes_per_timer=137.$r late_p50=5.$r late_p99=11.$r late_max=14.$r polls=9"
+done >"$dir/redis.txt"
+"$twbench" --quick --redis "$dir/redis.txt" --json "$dir/twbench.json" --out "$dir/report" \
+  >"$dir/stdout" 2>"$dir/stderr" || {
   echo "bench-check: twbench --quick failed:" >&2
   tail -n 20 "$dir/stderr" >&2
   exit 1
@@ -141,11 +150,16 @@ if sv.get("status") == "ok":
 else:
     fail.append("service not run: %s" % sv.get("status"))
 rd = j.get("redis", {})
+check(rd.get("status") == "ok", "redis: status %r with --redis" % rd.get("status"))
 if rd.get("status") == "ok":
     rows = rd.get("rows", [])
-    check(len(rows) > 0, "redis: no rows")
+    check(len(rows) == 2, "redis: %d rows, the fixture has 2" % len(rows))
+    check(all(r.get("rounds") == 2 for r in rows), "redis: a row without its 2 rounds")
+    check(any(r.get("pops_per_s_pipelined") == 310000 for r in rows),
+          "redis: the median (lower middle) of 310000 and 320000 is not 310000")
     for r in rows:
         check(all(finite_pos(r.get(k)) for k in ("adds_per_s_pipelined", "adds_per_s_single",
+                                                  "pops_per_s_pipelined", "pops_per_s_single",
                                                   "bytes_per_timer", "lateness_ms_max")),
               "redis %s n=%s: a value is not finite and positive" % (r.get("implementation"), r.get("n")))
 else:
@@ -164,6 +178,10 @@ else:
 # the report folder
 check(os.path.isfile(os.path.join(report, "report.html")), "report.html missing")
 check(os.path.isfile(os.path.join(report, "twbench.json")), "report's twbench.json missing")
+for name in ("report.html", "summary.md"):
+    text = open(os.path.join(report, name)).read() if os.path.isfile(os.path.join(report, name)) else ""
+    check(all(h in text for h in ("adds/s pipelined", "pops/s one by one", "310000")),
+          "%s: the redis table lacks a column or the fixture's figures" % name)
 for w in j["workloads"]:
     svg = os.path.join(report, w["plot"])
     if not os.path.isfile(svg):

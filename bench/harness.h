@@ -163,7 +163,13 @@ extern struct service_result svcres;
  * scripts/redis-bench.sh's rounds), medians per (n, implementation). */
 #define REDIS_ROWS_MAX 64
 #define REDIS_ROUNDS_MAX 15
-#define REDIS_FIELDS 6 /* adds/s pipelined, one by one, bytes/timer, lateness p50, p99, max */
+#define REDIS_FIELDS 8
+/* A column of the redis table: tqbench's key, the report's heading, the
+ * console's shorter one, the JSON member, the printf format of a value. */
+struct redis_field {
+    const char *key, *head, *short_head, *json, *fmt;
+};
+extern const struct redis_field redis_field[REDIS_FIELDS];
 struct redis_row {
     size_t n;
     char name[48];

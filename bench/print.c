@@ -490,12 +490,19 @@ void print_redis(void)
         return;
     printf("\n== redis: the module against the sorted-set delay queue (%s; medians) ==\n",
            redisres.path);
-    printf("%-9s %-34s %10s %10s %8s %8s %8s %8s\n", "n", "implementation", "adds/s pipe",
-           "one by one", "B/timer", "p50 ms", "p99 ms", "max ms");
+    printf("%-9s %-34s", "n", "implementation");
+    for (int k = 0; k < REDIS_FIELDS; k++)
+        printf(" %11s", redis_field[k].short_head);
+    putchar('\n');
     for (int r = 0; r < redisres.nrows; r++) {
         const struct redis_row *w = &redisres.row[r];
-        printf("%-9zu %-34s %10.0f %10.0f %8.1f %8.2f %8.2f %8.2f\n", w->n, w->name, w->v[0],
-               w->v[1], w->v[2], w->v[3], w->v[4], w->v[5]);
+        printf("%-9zu %-34s", w->n, w->name);
+        for (int k = 0; k < REDIS_FIELDS; k++) {
+            char v[32];
+            snprintf(v, sizeof v, redis_field[k].fmt, w->v[k]);
+            printf(" %11s", v);
+        }
+        putchar('\n');
     }
 }
 

@@ -16,8 +16,16 @@ struct redis_result redisres;
 /* The rounds of one row, before the medians. */
 static double samples[REDIS_ROWS_MAX][REDIS_FIELDS][REDIS_ROUNDS_MAX];
 
-static const char *const field_key[REDIS_FIELDS] = {
-    "add_piped", "add_single", "bytes_per_timer", "late_p50", "late_p99", "late_max"};
+const struct redis_field redis_field[REDIS_FIELDS] = {
+    {"add_piped", "adds/s pipelined", "adds/s pipe", "adds_per_s_pipelined", "%.0f"},
+    {"add_single", "adds/s one by one", "one by one", "adds_per_s_single", "%.0f"},
+    {"pop_piped", "pops/s pipelined", "pops/s pipe", "pops_per_s_pipelined", "%.0f"},
+    {"pop_single", "pops/s one by one", "one by one", "pops_per_s_single", "%.0f"},
+    {"bytes_per_timer", "bytes per timer", "B/timer", "bytes_per_timer", "%.1f"},
+    {"late_p50", "lateness p50 ms", "p50 ms", "lateness_ms_p50", "%.2f"},
+    {"late_p99", "p99 ms", "p99 ms", "lateness_ms_p99", "%.2f"},
+    {"late_max", "max ms", "max ms", "lateness_ms_max", "%.2f"},
+};
 
 /* The row of (n, name), added if new; -1 if the table is full. */
 static int row_of(size_t n, const char *name)
@@ -54,7 +62,7 @@ static int parse_line(char *line)
         else if (!strcmp(tok, "n"))
             n = (size_t)strtoull(val, NULL, 10);
         for (int f = 0; f < REDIS_FIELDS; f++)
-            if (!strcmp(tok, field_key[f])) {
+            if (!strcmp(tok, redis_field[f].key)) {
                 char *end;
                 v[f] = strtod(val, &end);
                 if (*end)

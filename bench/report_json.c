@@ -366,18 +366,11 @@ void json_write(FILE *f)
             const struct redis_row *w = &redisres.row[r];
             fprintf(f, "%s\n    {\"n\": %zu, \"implementation\": ", r ? "," : "", w->n);
             json_str(f, w->name);
-            fprintf(f, ", \"rounds\": %d, \"adds_per_s_pipelined\": ", w->rounds);
-            json_num(f, w->v[0]);
-            fprintf(f, ", \"adds_per_s_single\": ");
-            json_num(f, w->v[1]);
-            fprintf(f, ", \"bytes_per_timer\": ");
-            json_num(f, w->v[2]);
-            fprintf(f, ", \"lateness_ms_p50\": ");
-            json_num(f, w->v[3]);
-            fprintf(f, ", \"lateness_ms_p99\": ");
-            json_num(f, w->v[4]);
-            fprintf(f, ", \"lateness_ms_max\": ");
-            json_num(f, w->v[5]);
+            fprintf(f, ", \"rounds\": %d", w->rounds);
+            for (int k = 0; k < REDIS_FIELDS; k++) {
+                fprintf(f, ", \"%s\": ", redis_field[k].json);
+                json_num(f, w->v[k]);
+            }
             fputc('}', f);
         }
         fprintf(f, "]}");

@@ -274,15 +274,24 @@ void md_write(FILE *f)
         fprintf(f, "\nThe Redis module against the sorted-set delay queue (medians of ");
         md_text(f, redisres.path);
         fprintf(f, "; docs/redis.md says what each column measures):\n\n| n | "
-                   "implementation | adds/s pipelined | adds/s one by one | bytes per timer "
-                   "| lateness p50 ms | p99 ms | max ms |\n|---:|---|---:|---:|---:|---:|---:|"
-                   "---:|\n");
+                   "implementation |");
+        for (int k = 0; k < REDIS_FIELDS; k++)
+            fprintf(f, " %s |", redis_field[k].head);
+        fprintf(f, "\n|---:|---|");
+        for (int k = 0; k < REDIS_FIELDS; k++)
+            fprintf(f, "---:|");
+        fputc('\n', f);
         for (int r = 0; r < redisres.nrows; r++) {
             const struct redis_row *row = &redisres.row[r];
             fprintf(f, "| %zu | ", row->n);
             md_text(f, row->name);
-            fprintf(f, " | %.0f | %.0f | %.1f | %.2f | %.2f | %.2f |\n", row->v[0], row->v[1],
-                    row->v[2], row->v[3], row->v[4], row->v[5]);
+            fprintf(f, " |");
+            for (int k = 0; k < REDIS_FIELDS; k++) {
+                fputc(' ', f);
+                fprintf(f, redis_field[k].fmt, row->v[k]);
+                fprintf(f, " |");
+            }
+            fputc('\n', f);
         }
     }
 }

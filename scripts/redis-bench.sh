@@ -150,11 +150,12 @@ awk '
     for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
     return a[int((k + 1) / 2)] }
   END {
-    print "| n | implementation | adds/s pipelined | adds/s one by one | bytes per timer | lateness p50 ms | p99 ms | max ms |"
-    print "|---|---|---:|---:|---:|---:|---:|---:|"
+    print "| n | implementation | adds/s pipelined | adds/s one by one | pops/s pipelined | pops/s one by one | bytes per timer | lateness p50 ms | p99 ms | max ms |"
+    print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
     for (i = 1; i <= m; i++) {
       split(order[i], p, SUBSEP)
-      printf "| %s | %s | %.0f | %.0f | %.1f | %.2f | %.2f | %.2f |\n", p[1], p[2],
-        med(order[i], "add_piped"), med(order[i], "add_single"), med(order[i], "bytes_per_timer"),
+      printf "| %s | %s | %.0f | %.0f | %.0f | %.0f | %.1f | %.2f | %.2f | %.2f |\n", p[1], p[2],
+        med(order[i], "add_piped"), med(order[i], "add_single"), med(order[i], "pop_piped"),
+        med(order[i], "pop_single"), med(order[i], "bytes_per_timer"),
         med(order[i], "late_p50"), med(order[i], "late_p99"), med(order[i], "late_max") } }' "$log"
 echo "redis-bench: every round in $log"

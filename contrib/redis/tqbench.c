@@ -11,6 +11,11 @@
  *              request at a time: adds per second each way;
  *   memory     used_memory (INFO memory) after the N adds less before,
  *              per timer;
+ *   pop        40,000 more timers made due at once (deadlines just past),
+ *              then taken one per request (TW.POP; for the sorted set the
+ *              delay-queue libraries' Lua pop with LIMIT 1, by EVALSHA):
+ *              20,000 one request at a time, 20,000 pipelined 1000 at a
+ *              time; pops per second each way;
  *   lateness   M probe timers due over the next 2 s (added pipelined),
  *              taken as they come due: tw by TW.POP COUNT 100 BLOCK 1000,
  *              zset the way the delay-queue libraries do it, a Lua script
@@ -122,6 +127,50 @@ static int cmp_d(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Queue a pop of one due timer: TW.POP, or the Lua pop by its sha. */
+static void append_pop(redisContext *c, int tw, const char *key, const char *sha)
+{
+    if (tw)
+        redisAppendCommand(c, "TW.POP %s", key);
+    else
+        redisAppendCommand(c, "EVALSHA %s 1 %s %lld 1", sha, key,
+                           (long long)(unix_us() / 1000));
+}
+
+/* Read k pop replies, each of exactly one timer. */
+static void drain_pops(redisContext *c, long k)
+{
+    for (long j = 0; j < k; j++) {
+        redisReply *r;
+        if (redisGetReply(c, (void **)&r) != REDIS_OK)
+            die("reply", c);
+        if (r->type != REDIS_REPLY_ARRAY || r->elements != 1) {
+            fprintf(stderr, "tqbench: a pop did not take exactly one timer\n");
+            exit(1);
+        }
+        freeReplyObject(r);
+    }
+}
+
+/* Wait until the module has made `want` timers of key ready (at most 10 s). */
+static void wait_ready(redisContext *c, const char *key, long long want)
+{
+    for (int tries = 0; tries < 1000; tries++) {
+        redisReply *r = cmd(c, "TW.INFO %s", key);
+        long long ready = -1;
+        for (size_t i = 0; i + 1 < r->elements; i += 2)
+            if (r->element[i]->str && !strcmp(r->element[i]->str, "ready"))
+                ready = r->element[i + 1]->integer;
+        freeReplyObject(r);
+        if (ready >= want)
+            return;
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    fprintf(stderr, "tqbench: the due timers did not become ready\n");
+    exit(1);
+}
+
 /* The deadline in a probe's payload or member: after the last ':'. */
 static long long probe_deadline(const char *s)
 {
@@ -177,6 +226,41 @@ int main(int argc, char **argv)
     }
     double unpiped = (double)single / (now_s() - t0);
 
+    /* pop: 2 * pops timers due at once, taken one per request */
+    long pops = 20000;
+    long long past = unix_us() / 1000 - 1;
+    for (long i = 0; i < 2 * pops; i += 1000) {
+        long k = 2 * pops - i < 1000 ? 2 * pops - i : 1000;
+        for (long j = 0; j < k; j++) {
+            char id[32];
+            snprintf(id, sizeof id, "due%ld", i + j);
+            append_timer(c, tw, key, id, PAYLOAD, past);
+        }
+        drain(c, k);
+    }
+    char sha[64] = "";
+    if (tw) {
+        wait_ready(c, key, 2 * pops);
+    } else {
+        redisReply *r = cmd(c, "SCRIPT LOAD %s", ZPOP);
+        snprintf(sha, sizeof sha, "%s", r->str);
+        freeReplyObject(r);
+    }
+    t0 = now_s();
+    for (long i = 0; i < pops; i++) {
+        append_pop(c, tw, key, sha);
+        drain_pops(c, 1);
+    }
+    double pop_single = (double)pops / (now_s() - t0);
+    t0 = now_s();
+    for (long i = 0; i < pops; i += 1000) {
+        long k = pops - i < 1000 ? pops - i : 1000;
+        for (long j = 0; j < k; j++)
+            append_pop(c, tw, key, sha);
+        drain_pops(c, k);
+    }
+    double pop_piped = (double)pops / (now_s() - t0);
+
     /* lateness: probes due over the next 2 s, among the pending timers */
     long long base = unix_us() / 1000 + 200;
     for (long i = 0; i < probes; i++) {
@@ -216,9 +300,9 @@ int main(int argc, char **argv)
     qsort(late, (size_t)probes, sizeof *late, cmp_d);
     char impl[32];
     snprintf(impl, sizeof impl, tw ? "tw" : "zset/%dms", poll_ms);
-    printf("impl=%s n=%ld add_piped=%.0f add_single=%.0f bytes_per_timer=%.1f "
-           "late_p50=%.2f late_p99=%.2f late_max=%.2f polls=%ld\n",
-           impl, n, piped, unpiped,
+    printf("impl=%s n=%ld add_piped=%.0f add_single=%.0f pop_piped=%.0f pop_single=%.0f "
+           "bytes_per_timer=%.1f late_p50=%.2f late_p99=%.2f late_max=%.2f polls=%ld\n",
+           impl, n, piped, unpiped, pop_piped, pop_single,
            (double)(m1 - m0) / (double)n, late[probes / 2], late[(probes * 99) / 100],
            late[probes - 1], polls);
     free(late);
