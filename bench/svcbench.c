@@ -3,7 +3,7 @@
  * programs use for timers today, in one run (docs/service.md, "Figures").
  *
  *   twsvc [--threads LIST] [--n LIST] [--target LIST] [--ms MS] [--shards S]
- *         [--lateness N] [--rounds R]
+ *         [--placement P] [--scheme NAME] [--lateness N]
  *
  * Throughput: n timers pending an hour out, split among T producer
  * threads; each thread, for MS milliseconds, stops a random timer of its
@@ -95,6 +95,7 @@ struct svc_st {
 };
 static unsigned opt_shards = 2;
 static uint32_t opt_placement = TW_PLACE_THREAD;
+static enum tw_scheme opt_scheme = TW_HIERARCHICAL; /* the service's facilities */
 static const char *const place_names[] = {"timer", "thread", "ttl"};
 
 static void noop_stimer(struct tw_service *s, struct tw_stimer *t)
@@ -109,6 +110,7 @@ static void *svc_setup(size_t n, unsigned threads)
     struct svc_st *st = calloc(1, sizeof *st);
     struct tw_service_config cfg;
     tw_service_config_init(&cfg);
+    tw_config_init(&cfg.facility, opt_scheme);
     cfg.shards = opt_shards;
     cfg.placement = opt_placement;
     if (!st || tw_service_create(&st->svc, &cfg) != 0)
@@ -118,7 +120,8 @@ static void *svc_setup(size_t n, unsigned threads)
         die("out of memory");
     for (size_t i = 0; i < n; i++) {
         tw_stimer_init(&st->t[i], noop_stimer);
-        tw_service_start(st->svc, &st->t[i], HOUR_NS + i, NULL);
+        if (tw_service_start(st->svc, &st->t[i], HOUR_NS + i, NULL) != 0)
+            die("tw_service_start (a scheme whose range is shorter than an hour?)");
     }
     return st;
 }
@@ -126,7 +129,8 @@ static void svc_op(void *p, size_t i, uint64_t *seed)
 {
     struct svc_st *st = p;
     tw_service_stop(st->svc, &st->t[i], 0);
-    tw_service_start(st->svc, &st->t[i], HOUR_NS + rnd(seed) % 1000000000u, NULL);
+    if (tw_service_start(st->svc, &st->t[i], HOUR_NS + rnd(seed) % 1000000000u, NULL) != 0)
+        die("tw_service_start (a scheme whose range is shorter than an hour?)");
 }
 static void svc_teardown(void *p, size_t n)
 {
@@ -823,6 +827,7 @@ static void lateness(size_t n)
         struct tw_service *svc;
         struct tw_service_config cfg;
         tw_service_config_init(&cfg);
+        tw_config_init(&cfg.facility, opt_scheme);
         cfg.shards = opt_shards;
         cfg.tick_ns = tick;
         if (tw_service_create(&svc, &cfg) != 0)
@@ -871,6 +876,7 @@ static void idle(size_t n, uint64_t ms)
         struct tw_service *svc;
         struct tw_service_config cfg;
         tw_service_config_init(&cfg);
+        tw_config_init(&cfg.facility, opt_scheme);
         cfg.shards = opt_shards;
         if (tw_service_create(&svc, &cfg) != 0)
             die("tw_service_create");
@@ -949,12 +955,20 @@ int main(int argc, char **argv)
                 return 2;
             }
             a++;
+        } else if (!strcmp(argv[a], "--scheme") && v) {
+            int sc = tw_scheme_from_name(v);
+            if (sc < 0) {
+                fprintf(stderr, "twsvc: --scheme: a scheme's name (hierarchical, heap, ...)\n");
+                return 2;
+            }
+            opt_scheme = (enum tw_scheme)sc;
+            a++;
         } else if (!strcmp(argv[a], "--lateness") && v)
             nlate = (size_t)atof(v), a++;
         else {
             fprintf(stderr,
                     "usage: twsvc [--threads LIST] [--n LIST] [--target LIST] [--ms MS] "
-                    "[--shards S] [--placement P] [--lateness N]\n"
+                    "[--shards S] [--placement P] [--scheme NAME] [--lateness N]\n"
                     "  --threads   producer threads (default 1,2,4,8)\n"
                     "  --n         pending timers (default 1e3,1e4,1e5,1e6)\n"
                     "  --target    facility,service,inbox,locked,heap,ordered,posix,timerfd "
@@ -962,6 +976,7 @@ int main(int argc, char **argv)
                     "  --ms        milliseconds per cell (default 300)\n"
                     "  --shards    the service's shards (default 2)\n"
                     "  --placement the service's placement: timer, thread, ttl (default thread)\n"
+                    "  --scheme    the service's facilities' scheme (default hierarchical)\n"
                     "  --lateness  timers of the lateness run, 0 for none (default 1e5)\n");
             return strcmp(argv[a], "--help") ? 2 : 0;
         }
@@ -969,9 +984,10 @@ int main(int argc, char **argv)
     svc_raise_nofile();
     double load[3] = {0, 0, 0};
     getloadavg(load, 3);
-    printf("twsvc: %ld cores, load %.2f, %llu ms per cell, service shards %u, placement by %s\n\n",
+    printf("twsvc: %ld cores, load %.2f, %llu ms per cell, service shards %u, placement by %s, "
+           "scheme %s\n\n",
            sysconf(_SC_NPROCESSORS_ONLN), load[0], (unsigned long long)ms, opt_shards,
-           place_names[opt_placement]);
+           place_names[opt_placement], tw_scheme_name(opt_scheme));
     printf("Stop + start of a random own timer, all pending an hour out: million ops/s "
            "(p50 / p99 latency in ns)\n\n");
     printf("| target | threads |");
