@@ -165,11 +165,17 @@ extern struct service_result svcres;
 #define REDIS_ROUNDS_MAX 15
 #define REDIS_FIELDS 8
 /* A column of the redis table: tqbench's key, the report's heading, the
- * console's shorter one, the JSON member, the printf format of a value. */
+ * console's shorter one, the JSON member, the printf format of a value,
+ * and whether a line may lack it (written by an older tqbench: the cell
+ * is then NaN, shown as a dash and null). */
 struct redis_field {
     const char *key, *head, *short_head, *json, *fmt;
+    int optional;
 };
 extern const struct redis_field redis_field[REDIS_FIELDS];
+/* Cell k's value v as the tables show it, in buf: the field's format, or a
+ * dash for a value that was not measured.  Returns buf. */
+const char *redis_cell(char *buf, size_t size, int k, double v);
 struct redis_row {
     size_t n;
     char name[48];

@@ -499,8 +499,7 @@ void print_redis(void)
         printf("%-9zu %-34s", w->n, w->name);
         for (int k = 0; k < REDIS_FIELDS; k++) {
             char v[32];
-            snprintf(v, sizeof v, redis_field[k].fmt, w->v[k]);
-            printf(" %11s", v);
+            printf(" %11s", redis_cell(v, sizeof v, k, w->v[k]));
         }
         putchar('\n');
     }

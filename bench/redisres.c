@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,15 +18,24 @@ struct redis_result redisres;
 static double samples[REDIS_ROWS_MAX][REDIS_FIELDS][REDIS_ROUNDS_MAX];
 
 const struct redis_field redis_field[REDIS_FIELDS] = {
-    {"add_piped", "adds/s pipelined", "adds/s pipe", "adds_per_s_pipelined", "%.0f"},
-    {"add_single", "adds/s one by one", "one by one", "adds_per_s_single", "%.0f"},
-    {"pop_piped", "pops/s pipelined", "pops/s pipe", "pops_per_s_pipelined", "%.0f"},
-    {"pop_single", "pops/s one by one", "one by one", "pops_per_s_single", "%.0f"},
-    {"bytes_per_timer", "bytes per timer", "B/timer", "bytes_per_timer", "%.1f"},
-    {"late_p50", "lateness p50 ms", "p50 ms", "lateness_ms_p50", "%.2f"},
-    {"late_p99", "p99 ms", "p99 ms", "lateness_ms_p99", "%.2f"},
-    {"late_max", "max ms", "max ms", "lateness_ms_max", "%.2f"},
+    {"add_piped", "adds/s pipelined", "adds/s pipe", "adds_per_s_pipelined", "%.0f", 0},
+    {"add_single", "adds/s one by one", "adds 1by1", "adds_per_s_single", "%.0f", 0},
+    {"pop_piped", "pops/s pipelined", "pops/s pipe", "pops_per_s_pipelined", "%.0f", 1},
+    {"pop_single", "pops/s one by one", "pops 1by1", "pops_per_s_single", "%.0f", 1},
+    {"bytes_per_timer", "bytes per timer", "B/timer", "bytes_per_timer", "%.1f", 0},
+    {"late_p50", "lateness p50 ms", "p50 ms", "lateness_ms_p50", "%.2f", 0},
+    {"late_p99", "p99 ms", "p99 ms", "lateness_ms_p99", "%.2f", 0},
+    {"late_max", "max ms", "max ms", "lateness_ms_max", "%.2f", 0},
 };
+
+const char *redis_cell(char *buf, size_t size, int k, double v)
+{
+    if (isnan(v))
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, redis_field[k].fmt, v);
+    return buf;
+}
 
 /* The row of (n, name), added if new; -1 if the table is full. */
 static int row_of(size_t n, const char *name)
@@ -70,7 +80,13 @@ static int parse_line(char *line)
                 have |= 1 << f;
             }
     }
-    if (!impl[0] || n == 0 || have != (1 << REDIS_FIELDS) - 1)
+    for (int f = 0; f < REDIS_FIELDS; f++)
+        if (!(have & 1 << f)) {
+            if (!redis_field[f].optional)
+                return -1;
+            v[f] = NAN; /* a line of an older tqbench */
+        }
+    if (!impl[0] || n == 0)
         return -1;
     char name[80];
     if (!strcmp(impl, "tw"))
@@ -105,6 +121,13 @@ int redis_load(const char *path)
     for (int r = 0; r < redisres.nrows; r++) {
         struct redis_row *row = &redisres.row[r];
         for (int k = 0; k < REDIS_FIELDS; k++) {
+            int gap = 0; /* a round without this figure: none for the row */
+            for (int i = 0; i < row->rounds; i++)
+                gap |= isnan(samples[r][k][i]);
+            if (gap) {
+                row->v[k] = NAN;
+                continue;
+            }
             qsort(samples[r][k], (size_t)row->rounds, sizeof(double), cmp_double);
             row->v[k] = samples[r][k][(row->rounds - 1) / 2];
         }

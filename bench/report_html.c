@@ -726,9 +726,8 @@ static void html_tail(FILE *f)
             xml_text(f, w->name);
             fprintf(f, "</th>");
             for (int k = 0; k < REDIS_FIELDS; k++) {
-                fprintf(f, "<td class=\"v\">");
-                fprintf(f, redis_field[k].fmt, w->v[k]);
-                fprintf(f, "</td>");
+                char v[32];
+                fprintf(f, "<td class=\"v\">%s</td>", redis_cell(v, sizeof v, k, w->v[k]));
             }
             fprintf(f, "</tr>\n");
         }

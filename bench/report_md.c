@@ -287,9 +287,8 @@ void md_write(FILE *f)
             md_text(f, row->name);
             fprintf(f, " |");
             for (int k = 0; k < REDIS_FIELDS; k++) {
-                fputc(' ', f);
-                fprintf(f, redis_field[k].fmt, row->v[k]);
-                fprintf(f, " |");
+                char v[32];
+                fprintf(f, " %s |", redis_cell(v, sizeof v, k, row->v[k]));
             }
             fputc('\n', f);
         }

@@ -837,7 +837,8 @@ static void lateness(size_t n)
             uint64_t d = TW_MSEC(1) + rnd(&seed) % TW_SEC(1);
             tw_stimer_init(&lt[i].st, on_late);
             lt[i].due = now_ns() + d;
-            tw_service_start(svc, &lt[i].st, d, NULL);
+            if (tw_service_start(svc, &lt[i].st, d, NULL) != 0)
+                die("tw_service_start (a scheme whose range is shorter than a second?)");
         }
         tw_service_shutdown(svc, TW_SHUTDOWN_DRAIN);
         tw_service_destroy(svc);
@@ -885,7 +886,8 @@ static void idle(size_t n, uint64_t ms)
             die("out of memory");
         for (size_t i = 0; i < m; i++) {
             tw_stimer_init(&t[i], noop_stimer);
-            tw_service_start(svc, &t[i], HOUR_NS + i, NULL);
+            if (tw_service_start(svc, &t[i], HOUR_NS + i, NULL) != 0)
+                die("tw_service_start (a scheme whose range is shorter than an hour?)");
         }
         struct tw_service_stats a, b;
         tw_service_stats(svc, &a);

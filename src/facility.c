@@ -433,6 +433,7 @@ static TW_NOINLINE int64_t advance_slow(struct tw *tw, tw_time_t now) /* checked
     }
     if ((live & (live - 1)) == 0) { /* one lane, or none: no turn to take */
         /* (no lane: the bit above the lanes gives lane 0, empty) */
+        _Static_assert(TW_LANES < 32, "the bit above the lanes must fit an unsigned");
         struct tw_link *h = &tw->ready.lane[tw_ctz64(live | 1u << TW_LANES) & (TW_LANES - 1)];
         while ((l = h->next) != h) {
             tw_list_del(l);

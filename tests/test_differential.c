@@ -28,7 +28,8 @@
  *
  * Each run starts the clock at 0, near 2^32, near 2^63 or near 2^64 (the
  * runner's start clocks), with the scheme's default tables and, for the
- * schemes that have tables, with small ones that wrap all the time.
+ * schemes that have tables, with small ones that wrap all the time; the
+ * hierarchical wheel and the hybrid also with 32 slots per level.
  */
 #include "test.h"
 
@@ -634,11 +635,19 @@ static void case_differential(struct ctx *c)
 {
     struct diff *d = calloc(1, sizeof *d);
     ASSERT_NOT_NULL(d);
-    static const char *const names[] = {"default", "small", "ttl"};
-    for (int variant = 0; variant < 3; variant++) {
+    static const char *const names[] = {"default", "small", "ttl", "slots32"};
+    for (int variant = 0; variant < 4; variant++) {
         struct tw_config cfg = c->cfg;
         if (variant == 2 && c->scheme == TW_HYBRID)
             cfg.ttl_threshold = 2; /* promote TTLs to queues quickly */
+        if (variant == 3) {
+            /* the hierarchical wheel with 5-bit digits: a top level of 4
+             * bits, and the word-per-level paths with S < 64 */
+            if (c->scheme != TW_HIERARCHICAL && c->scheme != TW_HYBRID)
+                continue;
+            cfg.slots = 32;
+            cfg.levels = 0;
+        }
         if (variant == 1) {
             /* small tables that wrap all the time; only for schemes with tables */
             switch (c->scheme) {

@@ -38,18 +38,19 @@
  *                                       earliest timer is above level 0,
  *                                       keeping its 64 earliest deadlines
  *
- * An advance over any gap is tickless: at each level whose digit changed,
- * the slots passed over are a circular window of at most S slots, and the
- * occupancy bitmap (Appendix A in software) yields its occupied slots in
- * O(S/64) word tests.  Let top be the highest level whose digit changed.
- * Every slot passed over below top, and every slot of top before the new
+ * An advance over any gap is tickless: the occupancy bitmap (Appendix A in
+ * software) yields the occupied slots time passed over in O(S/64) word
+ * tests per level whose digit changed.  Let top be the highest such level.
+ * Every occupied slot below top, and every slot of top before the new
  * digit there, holds only timers that are due: such a slot is spliced
- * onto the ready lanes whole, its timers untouched.  The slot of top's new
- * digit (top above level 0) has come up: its timers are unlinked (after
- * every other slot is taken, so that none can land in a slot still to be
- * visited) and each fires or is re-placed against the new time.  A jump of
- * 2^40 ticks costs O(levels * S/64 + slots passed + timers of the slot
- * that comes up), never O(ticks).
+ * onto the ready lanes whole, its timers untouched.  (With S <= 64 a level
+ * below top is taken whole, from its one bitmap word; with more slots, the
+ * slots passed over are a circular window of at most S slots per level.)
+ * The slot of top's new digit (top above level 0) has come up: its timers
+ * are unlinked (after every other slot is taken, so that none can land in
+ * a slot still to be visited) and each fires or is re-placed against the
+ * new time.  A jump of 2^40 ticks costs O(levels * S/64 + slots passed +
+ * timers of the slot that comes up), never O(ticks).
  *
  * next_expiry is exact: a level-0 slot gives its timer's deadline (the
  * digits above are those of now), and the first occupied slot of the lowest
