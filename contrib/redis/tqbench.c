@@ -109,7 +109,9 @@ static void append_add(redisContext *c, int tw, const char *key, long i, long lo
     append_timer(c, tw, key, id, PAYLOAD, deadline);
 }
 
-static void drain(redisContext *c, long k)
+/* Read k replies, none an error; with one_timer, each a pop's array of
+ * exactly one timer. */
+static void drain_replies(redisContext *c, long k, int one_timer)
 {
     for (long j = 0; j < k; j++) {
         redisReply *r;
@@ -119,9 +121,16 @@ static void drain(redisContext *c, long k)
             fprintf(stderr, "tqbench: %s\n", r->str);
             exit(1);
         }
+        if (one_timer && (r->type != REDIS_REPLY_ARRAY || r->elements != 1)) {
+            fprintf(stderr, "tqbench: a pop did not take exactly one timer\n");
+            exit(1);
+        }
         freeReplyObject(r);
     }
 }
+
+static void drain(redisContext *c, long k) { drain_replies(c, k, 0); }
+static void drain_pops(redisContext *c, long k) { drain_replies(c, k, 1); }
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -137,25 +146,6 @@ static void append_pop(redisContext *c, int tw, const char *key, const char *sha
     else
         redisAppendCommand(c, "EVALSHA %s 1 %s %lld 1", sha, key,
                            (long long)(unix_us() / 1000));
-}
-
-/* Read k pop replies, each of exactly one timer. */
-static void drain_pops(redisContext *c, long k)
-{
-    for (long j = 0; j < k; j++) {
-        redisReply *r;
-        if (redisGetReply(c, (void **)&r) != REDIS_OK)
-            die("reply", c);
-        if (r->type == REDIS_REPLY_ERROR) {
-            fprintf(stderr, "tqbench: pop: %s\n", r->str);
-            exit(1);
-        }
-        if (r->type != REDIS_REPLY_ARRAY || r->elements != 1) {
-            fprintf(stderr, "tqbench: a pop did not take exactly one timer\n");
-            exit(1);
-        }
-        freeReplyObject(r);
-    }
 }
 
 /* Wait until the module has made `want` timers of key ready (at most about 10 s). */
