@@ -123,6 +123,7 @@ struct service_result {
     const char *why;
     int ntargets, npts;
     const char *target[SVC_TARGETS_MAX];
+    const char *what[SVC_TARGETS_MAX]; /* each target's legend */
     unsigned threads[SVC_THREADS];
     size_t n[X_MAX];
     int status[SVC_TARGETS_MAX][SVC_THREADS][X_MAX];

@@ -477,11 +477,9 @@ void print_service(void)
             }
             printf("\n");
         }
-    printf("   facility: the bare single-threaded facility; service: tw_service, 2 shards, "
-           "placement by thread;\n   locked: one facility behind one mutex; heap: a mutex + "
-           "binary heap + condvar thread;\n   ordered: the ordered list behind one mutex; "
-           "posix: timer_create per timer; timerfd: one per timer.\n"
-           "   \"limit\": beyond this system's limit on POSIX timers or open files.\n");
+    for (int t = 0; t < svcres.ntargets; t++)
+        printf("   %s: %s\n", svcres.target[t], svcres.what[t]);
+    printf("   \"limit\": beyond this system's limit on POSIX timers or open files.\n");
 }
 
 void print_redis(void)

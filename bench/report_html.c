@@ -673,13 +673,12 @@ static void html_tail(FILE *f)
         fprintf(f, "<p>The timer service against the timers of multi-threaded programs: "
                    "million stop + start per second of a random own timer, all pending an "
                    "hour out, from T producer threads on %d cores (p50 / p99 latency in ns; "
-                   "%u ms per cell). facility: the bare single-threaded facility; service: "
-                   "tw_service, 2 shards, placement by thread; locked: one facility behind one "
-                   "mutex; heap: a mutex + binary heap + condition variable thread; ordered: "
-                   "the ordered list behind one mutex; posix: a POSIX timer per timer; "
-                   "timerfd: one per timer.</p>\n<div class=\"scroll\"><table><tr><th>target"
-                   "</th><th>T</th>",
+                   "%u ms per cell).",
                 machine.cpus, svcres.ms);
+        for (int t = 0; t < svcres.ntargets; t++)
+            fprintf(f, " %s: %s%s", svcres.target[t], svcres.what[t],
+                    t + 1 < svcres.ntargets ? ";" : ".");
+        fprintf(f, "</p>\n<div class=\"scroll\"><table><tr><th>target</th><th>T</th>");
         for (int i = 0; i < svcres.npts; i++)
             fprintf(f, "<th>%s</th>", fmt_n(svcres.n[i], nb, sizeof nb));
         fprintf(f, "</tr>\n");

@@ -330,8 +330,8 @@ void run_fig9(void)
 
 /* The service workload's targets, of svcbench.c's (its inbox prototype is
  * twsvc's alone). */
-static const char *const svc_names[] = {"facility", "service", "locked", "heap",
-                                        "ordered",  "posix",   "timerfd"};
+static const char *const svc_names[] = {"facility", "service", "service_at", "locked",
+                                        "heap",     "ordered", "posix",      "timerfd"};
 _Static_assert(sizeof svc_names / sizeof svc_names[0] <= SVC_TARGETS_MAX,
                "SVC_TARGETS_MAX holds the service workload's targets");
 
@@ -381,6 +381,7 @@ void run_service(void)
         if (k < 0)
             bench_die("service: svcbench.c has no target %s", svc_names[t]);
         svcres.target[t] = svc_names[t];
+        svcres.what[t] = svc_target_what(k);
         for (int h = 0; h < SVC_THREADS; h++)
             for (int i = 0; i < svcres.npts; i++) {
                 snprintf(bench_where, sizeof bench_where, "service, %s, %u threads, n=%s",

@@ -13,6 +13,10 @@
  * 20 ns of the figure).  Targets:
  *
  *   service     tw_service, S shards (default 2: the cores), a lock each
+ *   service_at  the same, each start at a time on the clock
+ *               (tw_service_start_at) from a reading the thread takes
+ *               once per 64 operations, as an event loop reads its clock
+ *               once per pass
  *   locked      one facility (hierarchical) behind one mutex, the clock
  *               read under it: the service with a single global lock
  *   heap        a binary heap behind one mutex, with a condition variable
@@ -81,6 +85,7 @@ static void die(const char *what)
  * on timer i from any thread, tear-down. */
 struct target {
     const char *name;
+    const char *what;           /* for the legend of the tables */
     size_t max_n;               /* the most timers it can hold here */
     int single_thread;          /* facility: T = 1 only */
     void *(*setup)(size_t n, unsigned threads);
@@ -131,6 +136,21 @@ static void svc_op(void *p, size_t i, uint64_t *seed)
     tw_service_stop(st->svc, &st->t[i], 0);
     if (tw_service_start(st->svc, &st->t[i], HOUR_NS + rnd(seed) % 1000000000u, NULL) != 0)
         die("tw_service_start (a scheme whose range is shorter than an hour?)");
+}
+/* The thread's clock reading for service_at, taken once per 64 operations. */
+static _Thread_local uint64_t at_base;
+static _Thread_local unsigned at_left;
+static void svc_at_op(void *p, size_t i, uint64_t *seed)
+{
+    struct svc_st *st = p;
+    if (at_left-- == 0) {
+        at_base = now_ns();
+        at_left = 63;
+    }
+    tw_service_stop(st->svc, &st->t[i], 0);
+    if (tw_service_start_at(st->svc, &st->t[i], at_base + HOUR_NS + rnd(seed) % 1000000000u,
+                            NULL) != 0)
+        die("tw_service_start_at (a scheme whose range is shorter than an hour?)");
 }
 static void svc_teardown(void *p, size_t n)
 {
@@ -614,14 +634,23 @@ static void ibox_teardown(void *p, size_t n)
 }
 
 static struct target targets[] = {
-    {"facility", (size_t)-1, 1, facility_setup, facility_op, locked_teardown},
-    {"service", (size_t)-1, 0, svc_setup, svc_op, svc_teardown},
-    {"inbox", (size_t)-1, 0, ibox_setup, ibox_op, ibox_teardown},
-    {"locked", (size_t)-1, 0, locked_setup, locked_op, locked_teardown},
-    {"heap", (size_t)-1, 0, heap_setup, heap_op, heap_teardown},
-    {"ordered", 10000, 0, ordered_setup, locked_op, locked_teardown},
-    {"posix", 1000000, 0, posix_setup, posix_op, posix_teardown},
-    {"timerfd", 1000000, 0, tfd_setup, tfd_op, tfd_teardown},
+    {"facility", "the bare single-threaded facility", (size_t)-1, 1, facility_setup,
+     facility_op, locked_teardown},
+    {"service", "tw_service, 2 shards, placement by thread, each start after an interval "
+     "(a clock read)", (size_t)-1, 0, svc_setup, svc_op, svc_teardown},
+    {"service_at", "the same, each start at a time on the clock from a reading taken once "
+     "per 64 operations", (size_t)-1, 0, svc_setup, svc_at_op, svc_teardown},
+    {"inbox", "a lock-free inbox per shard, drained by its worker (the design not chosen)",
+     (size_t)-1, 0, ibox_setup, ibox_op, ibox_teardown},
+    {"locked", "one facility behind one mutex, the clock read under it", (size_t)-1, 0,
+     locked_setup, locked_op, locked_teardown},
+    {"heap", "a mutex + binary heap + condition variable thread", (size_t)-1, 0, heap_setup,
+     heap_op, heap_teardown},
+    {"ordered", "the ordered list (Scheme 2) behind one mutex", 10000, 0, ordered_setup,
+     locked_op, locked_teardown},
+    {"posix", "a POSIX timer per timer (timer_create)", 1000000, 0, posix_setup, posix_op,
+     posix_teardown},
+    {"timerfd", "a timerfd per timer", 1000000, 0, tfd_setup, tfd_op, tfd_teardown},
 };
 #define NTARGETS (sizeof targets / sizeof targets[0])
 
@@ -754,6 +783,11 @@ int svc_target_count(void) { return (int)NTARGETS; }
 const char *svc_target_name(int k)
 {
     return k >= 0 && k < (int)NTARGETS ? targets[k].name : NULL;
+}
+
+const char *svc_target_what(int k)
+{
+    return k >= 0 && k < (int)NTARGETS ? targets[k].what : NULL;
 }
 
 /* The cell's status before it runs: 0 runs, 1 system limit, 2 not run. */
@@ -932,7 +966,7 @@ int main(int argc, char **argv)
 {
     double thr[8] = {1, 2, 4, 8}, ns[8] = {1e3, 1e4, 1e5, 1e6};
     int nthr = 4, nn = 4;
-    const char *tlist = "facility,service,inbox,locked,heap,ordered,posix,timerfd";
+    const char *tlist = "facility,service,service_at,inbox,locked,heap,ordered,posix,timerfd";
     uint64_t ms = 300;
     size_t nlate = 100000;
     for (int a = 1; a < argc; a++) {
@@ -973,7 +1007,8 @@ int main(int argc, char **argv)
                     "[--shards S] [--placement P] [--scheme NAME] [--lateness N]\n"
                     "  --threads   producer threads (default 1,2,4,8)\n"
                     "  --n         pending timers (default 1e3,1e4,1e5,1e6)\n"
-                    "  --target    facility,service,inbox,locked,heap,ordered,posix,timerfd "
+                    "  --target    facility,service,service_at,inbox,locked,heap,ordered,posix,\n"
+                    "              timerfd "
                     "(default all)\n"
                     "  --ms        milliseconds per cell (default 300)\n"
                     "  --shards    the service's shards (default 2)\n"

@@ -8,10 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The targets, in twsvc's order: facility, service, inbox, locked, heap,
- * ordered, posix, timerfd. */
+/* The targets, in twsvc's order: facility, service, service_at, inbox,
+ * locked, heap, ordered, posix, timerfd; each with a line for a legend. */
 int svc_target_count(void);
 const char *svc_target_name(int k);
+const char *svc_target_what(int k);
 
 /* One cell: million stop + start per second over `ms` milliseconds from
  * `threads` producer threads with n timers pending an hour out, and the

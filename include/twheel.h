@@ -893,6 +893,18 @@ TW_EXTERN void tw_stimer_init(struct tw_stimer *t, tw_stimer_fn *fn);
 TW_EXTERN int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint64_t ns,
                                uint64_t *gen);
 
+/* Start `t` to fire at `at_ns`, a time on CLOCK_MONOTONIC in nanoseconds
+ * (tv_sec * 10^9 + tv_nsec of clock_gettime(CLOCK_MONOTONIC)), rounded up
+ * to the next tick: never before it.  A time already past fires at once
+ * (on the worker's next pass).  Otherwise as tw_service_start(), with its
+ * return codes, but without reading the clock: a thread that starts many
+ * timers from one reading (an event loop's cached time, as libuv's
+ * uv_now() and nginx's cached msec) skips one clock read per start.  With
+ * placement by TTL the interval, at_ns less a reading of the clock, picks
+ * the shard of an idle timer, so that start reads the clock. */
+TW_EXTERN int tw_service_start_at(struct tw_service *svc, struct tw_stimer *t, uint64_t at_ns,
+                                  uint64_t *gen);
+
 /* Stop `t`, from any thread: 1 if it was pending (its callback will not
  * run for that start), 0 if not (idle, fired, running now, or gen is not
  * 0 and not its current generation), or TW_EINVAL, TW_ENOTINIT or

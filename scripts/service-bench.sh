@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The timer service's benchmark (bench/svcbench.c, twsvc): tw_service
+# (each start after an interval, and at a time on the clock)
 # against a mutex + heap thread, one facility behind one mutex, the ordered
 # list behind one mutex, POSIX timers and a timerfd per timer, from 1, 2, 4
 # and 8 producer threads at n = 10^3 .. 10^6 pending timers, and the

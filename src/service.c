@@ -26,6 +26,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "base.h"
+#include "node.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -121,9 +122,17 @@ static struct shard *addr_shard(struct tw_service *svc, const struct tw_stimer *
     return &svc->shard[hash_ix(svc, (uint64_t)(uintptr_t)t)];
 }
 
+/* A start's time: an interval from the clock's reading (tw_service_start)
+ * or a time on the clock (tw_service_start_at). */
+struct when {
+    uint64_t ns;
+    tw_time_t tick;             /* at: the first tick at or after ns */
+    bool at;
+};
+
 /* The shard a start of an idle t moves it to, by the service's
- * placement; ns is the start's interval. */
-static struct shard *placed(struct tw_service *svc, const struct tw_stimer *t, uint64_t ns)
+ * placement, for a start at w. */
+static struct shard *placed(struct tw_service *svc, const struct tw_stimer *t, struct when w)
 {
     switch (svc->placement) {
     case TW_PLACE_THREAD:
@@ -134,8 +143,18 @@ static struct shard *placed(struct tw_service *svc, const struct tw_stimer *t, u
             home_ix = atomic_fetch_add(&svc->next_home, 1u) % svc->nshards;
         }
         return &svc->shard[home_ix];
-    case TW_PLACE_TTL:
+    case TW_PLACE_TTL: {
+        /* By the interval: a time on the clock is the interval from a
+         * reading of it (placement by TTL pays that read). */
+        uint64_t ns = w.ns;
+        if (w.at) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            uint64_t now = (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+            ns = w.ns > now ? w.ns - now : 0;
+        }
         return &svc->shard[hash_ix(svc, ns / svc->tick_ns)];
+    }
     default:
         return addr_shard(svc, t);
     }
@@ -160,7 +179,7 @@ static unsigned shard_field_acquire(const struct tw_stimer *t)
  * service's, left by a bigger one), the shard of its address.  The field
  * changes only under the lock of that shard, so once it is held and the
  * field is as read, t stays on it. */
-static struct shard *lock_timer(struct tw_service *svc, struct tw_stimer *t)
+TW_INLINE struct shard *lock_timer(struct tw_service *svc, struct tw_stimer *t)
 {
     for (;;) {
         unsigned ix = shard_field(t);
@@ -467,8 +486,27 @@ static int foreign(const struct tw_service *svc, const struct tw_stimer *t)
     return o != 0 && o != svc->id;
 }
 
+/* Bring shard sh's facility (its lock held) to the clock's time: true if
+ * that made timers due and the worker sleeps, so that it must be woken. */
+static bool catch_up(struct shard *sh)
+{
+    tw_time_t now = tw_clock_update(&sh->clk);
+    return now != tw_now(sh->tw) /* at most once a tick */ &&
+           tw_collect(sh->tw, now) > 0 && sh->sleep_until != AWAKE;
+}
+
+/* Wake shard sh's sleeping worker (its lock held).  It is marked awake at
+ * once: it computes its wake-up again, under the lock, before it sleeps,
+ * so the starts that come before it runs need not signal again. */
+static void signal_worker(struct shard *sh)
+{
+    sh->wakes_sent++;
+    sh->sleep_until = AWAKE;
+    pthread_cond_signal(&sh->wake);
+}
+
 /* Start t on shard sh, whose lock is held. */
-static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *t, uint64_t ns,
+static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *t, struct when w,
                     uint64_t *gen)
 {
     if (sh->mode != MODE_RUNNING)
@@ -476,18 +514,32 @@ static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *
     if (foreign(svc, t))
         return TW_EOWNER;
     /* The facility's time is the worker's last advance, which may be long
-     * ago while it sleeps: bring it to now, so that a scheme with a range
-     * (wheel: MaxInterval) measures the interval from now; a timer that
-     * comes due by it waits on the pull queue for the worker. */
-    tw_time_t now = tw_clock_update(&sh->clk);
+     * ago while it sleeps.  An interval is measured from now, so it is
+     * brought to now first (a timer that comes due by it waits on the
+     * pull queue for the worker).  A time on the clock needs no reading:
+     * the first tick at or after it is its deadline whatever the
+     * facility's time, and a deadline at or before that time is due at
+     * once.  Only a scheme with a range (wheel: MaxInterval, measured from
+     * the facility's time) may refuse it from a time that is behind: then
+     * the facility is brought to now and asked again. */
     bool wake = false; /* one signal at most, counted */
-    if (now != tw_now(sh->tw)) /* at most once a tick */
-        wake = tw_collect(sh->tw, now) > 0 && sh->sleep_until != AWAKE;
-    tw_time_t d = tw_clock_after(&sh->clk, ns);
-    int rc = tw_start_at(sh->tw, &t->tw_node, d);
+    tw_time_t d;
+    int rc;
+    if (w.at) {
+        d = w.tick;
+        rc = tw_start_at(sh->tw, &t->tw_node, d);
+        if (rc == TW_ERANGE) {
+            wake = catch_up(sh);
+            rc = tw_start_at(sh->tw, &t->tw_node, d);
+        }
+    } else {
+        wake = catch_up(sh);
+        d = tw_clock_after(&sh->clk, w.ns);
+        rc = tw_start_at(sh->tw, &t->tw_node, d);
+    }
     if (rc != 0) {
         if (wake)
-            pthread_cond_signal(&sh->wake);
+            signal_worker(sh);
         return rc;
     }
     set_owner(t, svc->id);
@@ -498,14 +550,12 @@ static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *
     /* Wake the worker if it now has an earlier wake-up: a deadline before
      * its sleep tells (in a scheme that fires late the wake-up may still
      * be later: ask it then). */
-    tw_time_t w;
+    tw_time_t next;
     if (!wake && sh->sleep_until != AWAKE && d < sh->sleep_until &&
-        tw_next_wakeup(sh->tw, &w) == 1 && w < sh->sleep_until)
+        tw_next_wakeup(sh->tw, &next) == 1 && next < sh->sleep_until)
         wake = true;
-    if (wake) {
-        sh->wakes_sent++;
-        pthread_cond_signal(&sh->wake);
-    }
+    if (wake)
+        signal_worker(sh);
     return 0;
 }
 
@@ -519,7 +569,8 @@ static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *
  * start takes effect, as every call does, under one lock: the new
  * shard's.  A pending or running t is started where it is.
  */
-int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint64_t ns, uint64_t *gen)
+static int service_start(struct tw_service *svc, struct tw_stimer *t, struct when w,
+                         uint64_t *gen)
 {
     int rc = check_timer(svc, t);
     if (rc)
@@ -528,11 +579,11 @@ int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint64_t ns, u
         return TW_EINVAL;
     for (;;) {
         struct shard *sh = lock_timer(svc, t);
-        if (!foreign(svc, t) && sh->running != t && !tw_timer_pending(&t->tw_node)) {
+        if (!foreign(svc, t) && sh->running != t && !tw_node_pending(&t->tw_node)) {
             /* Idle: placed on the placement's shard (asked only now: a
              * restart of a pending or running timer stays where it is),
              * under the lock of the shard it was on. */
-            struct shard *to = placed(svc, t, ns);
+            struct shard *to = placed(svc, t, w);
             uint16_t ix = (uint16_t)(to - svc->shard + 1);
             if (shard_field(t) != ix) {
                 __atomic_store_n(&t->tw_sshard, ix, __ATOMIC_RELEASE);
@@ -542,10 +593,23 @@ int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint64_t ns, u
                 }
             }
         }
-        rc = start_on(svc, sh, t, ns, gen);
+        rc = start_on(svc, sh, t, w, gen);
         pthread_mutex_unlock(&sh->lock);
         return rc;
     }
+}
+
+int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint64_t ns, uint64_t *gen)
+{
+    return service_start(svc, t, (struct when){ns, 0, false}, gen);
+}
+
+int tw_service_start_at(struct tw_service *svc, struct tw_stimer *t, uint64_t at_ns,
+                        uint64_t *gen)
+{
+    /* The tick before any lock: a divide's latency overlaps the lock's. */
+    uint64_t q = valid_service(svc) ? svc->tick_ns : 1;
+    return service_start(svc, t, (struct when){at_ns, at_ns / q + (at_ns % q != 0), true}, gen);
 }
 
 /* Stop t if pending, under its shard's lock: 1 or 0. */

@@ -11,7 +11,10 @@
  *     refuses (TW_EDEADLK) from that callback;
  *   - a stale generation stops nothing;
  *   - shutdown runs no callback after it returns, cancels or drains;
- *   - bad input gets its error code and changes nothing.
+ *   - bad input gets its error code and changes nothing;
+ *   - a start at a time on the clock (tw_service_start_at) keeps every
+ *     rule of a start after an interval (half of the model's starts use
+ *     it).
  *
  * The stress case runs threads (more than the cores) for a bounded time
  * with random interleavings: `twheel_service SCHEME [SECONDS]`.  It
@@ -149,7 +152,9 @@ static void ttimer_init(struct ttimer *t)
 }
 
 /* Start t, idle in the model, to fire after ns (under its lock); with
- * `if_idle`, a timer the model has armed is left alone (1). */
+ * `if_idle`, a timer the model has armed is left alone (1).  Every other
+ * start is made with tw_service_start_at() and the same due time. */
+static atomic_uint start_turn;
 static int tstart_x(struct tw_service *svc, struct ttimer *t, uint64_t ns, int if_idle)
 {
     pthread_mutex_lock(&t->m);
@@ -158,7 +163,9 @@ static int tstart_x(struct tw_service *svc, struct ttimer *t, uint64_t ns, int i
         return 1;
     }
     uint64_t due = now_ns() + ns;
-    int rc = tw_service_start(svc, &t->st, ns, &t->gen);
+    int rc = atomic_fetch_add(&start_turn, 1) % 2
+                 ? tw_service_start_at(svc, &t->st, due, &t->gen)
+                 : tw_service_start(svc, &t->st, ns, &t->gen);
     if (rc == 0) {
         CHECK(!t->armed); /* the model's rule: a start of an idle timer */
         t->armed = 1;
@@ -392,6 +399,7 @@ static void case_shutdown(void)
         CHECK_EQ(fired, how ? N : 0);
         CHECK_EQ(tw_service_count(svc), 0);
         CHECK_EQ(tw_service_start(svc, &ts[0].st, 1, NULL), TW_ESHUTDOWN);
+        CHECK_EQ(tw_service_start_at(svc, &ts[0].st, 1, NULL), TW_ESHUTDOWN);
         CHECK_EQ(tw_service_stop(svc, &ts[0].st, 0), 0);
         CHECK_EQ(tw_service_stop_sync(svc, &ts[0].st, 0), 0);
         struct tw_service_stats st;
@@ -470,14 +478,69 @@ static void case_idle_then_range(void)
     CHECK_EQ(tw_service_create(&svc, &cfg), 0);
     if (!svc)
         return;
-    sleep_ns(TW_MSEC(60)); /* 600 ticks, beyond 256 */
-    struct ttimer t;
-    ttimer_init(&t);
-    CHECK_EQ(tstart(svc, &t, TW_MSEC(1)), 0);
-    CHECK(wait_disarmed(&t, 1, TW_SEC(30)));
-    CHECK_EQ(t.fires, 1);
+    struct ttimer t[2];
+    for (int at = 0; at < 2; at++) {
+        sleep_ns(TW_MSEC(60)); /* 600 ticks, beyond 256 */
+        ttimer_init(&t[at]);
+        pthread_mutex_lock(&t[at].m);
+        t[at].due_ns = now_ns() + TW_MSEC(1);
+        int rc = at ? tw_service_start_at(svc, &t[at].st, t[at].due_ns, NULL)
+                    : tw_service_start(svc, &t[at].st, TW_MSEC(1), NULL);
+        CHECK_EQ(rc, 0);
+        t[at].armed = rc == 0;
+        t[at].starts += rc == 0;
+        pthread_mutex_unlock(&t[at].m);
+        CHECK(wait_disarmed(&t[at], 1, TW_SEC(30)));
+        CHECK_EQ(t[at].fires, 1);
+    }
     CHECK_EQ(tw_service_destroy(svc), 0);
-    pthread_mutex_destroy(&t.m);
+    pthread_mutex_destroy(&t[0].m);
+    pthread_mutex_destroy(&t[1].m);
+}
+
+/* A time on the clock: one already past fires at once (0, a second ago,
+ * now), never before it; one beyond a scheme's range is TW_ERANGE and
+ * leaves the timer as it was; the end of time is pending until stopped
+ * on a scheme that reaches it. */
+static void case_start_at(void)
+{
+    struct tw_service *svc = make(2, TW_USEC(100));
+    if (!svc)
+        return;
+    enum { N = 4 };
+    static struct ttimer ts[N];
+    uint64_t now = now_ns();
+    const uint64_t at[N] = {0, now > TW_SEC(1) ? now - TW_SEC(1) : 0, now, now + TW_MSEC(2)};
+    for (size_t i = 0; i < N; i++) {
+        ttimer_init(&ts[i]);
+        pthread_mutex_lock(&ts[i].m);
+        ts[i].due_ns = at[i];
+        int rc = tw_service_start_at(svc, &ts[i].st, at[i], &ts[i].gen);
+        CHECK_EQ(rc, 0);
+        ts[i].armed = rc == 0;
+        ts[i].starts += rc == 0;
+        pthread_mutex_unlock(&ts[i].m);
+    }
+    CHECK(wait_disarmed(ts, N, TW_SEC(30)));
+    for (size_t i = 0; i < N; i++)
+        CHECK_EQ(ts[i].fires, 1);
+
+    struct ttimer far;
+    ttimer_init(&far);
+    int rc = tw_service_start_at(svc, &far.st, UINT64_MAX, NULL);
+    if (the_scheme == TW_WHEEL) {
+        CHECK_EQ(rc, TW_ERANGE);
+        CHECK_EQ(tw_service_stop(svc, &far.st, 0), 0);
+    } else {
+        CHECK_EQ(rc, 0);
+        CHECK_EQ(tw_service_count(svc), 1);
+        CHECK_EQ(tw_service_stop(svc, &far.st, 0), 1);
+    }
+    CHECK_EQ(tw_service_count(svc), 0);
+    CHECK_EQ(tw_service_destroy(svc), 0);
+    for (size_t i = 0; i < N; i++)
+        pthread_mutex_destroy(&ts[i].m);
+    pthread_mutex_destroy(&far.m);
 }
 
 /* Bad input: a clear code, nothing changed. */
@@ -511,14 +574,18 @@ static void case_bad_input(void)
     struct tw_stimer never; /* never initialised */
     memset(&never, 0xa5, sizeof never);
     CHECK_EQ(tw_service_start(svc, &never, 1, NULL), TW_ENOTINIT);
+    CHECK_EQ(tw_service_start_at(svc, &never, 1, NULL), TW_ENOTINIT);
     CHECK_EQ(tw_service_stop(svc, &never, 0), TW_ENOTINIT);
     CHECK_EQ(tw_service_stop_sync(svc, &never, 0), TW_ENOTINIT);
     struct tw_stimer t;
     tw_stimer_init(&t, NULL);
     CHECK_EQ(tw_service_start(svc, &t, 1, NULL), TW_EINVAL); /* no callback */
+    CHECK_EQ(tw_service_start_at(svc, &t, 1, NULL), TW_EINVAL);
     tw_stimer_init(&t, on_fire_self_stop);
     CHECK_EQ(tw_service_start(NULL, &t, 1, NULL), TW_EINVAL);
     CHECK_EQ(tw_service_start(svc, NULL, 1, NULL), TW_EINVAL);
+    CHECK_EQ(tw_service_start_at(NULL, &t, 1, NULL), TW_EINVAL);
+    CHECK_EQ(tw_service_start_at(svc, NULL, 1, NULL), TW_EINVAL);
     CHECK_EQ(tw_service_stop(NULL, &t, 0), TW_EINVAL);
     CHECK_EQ(tw_service_stop_sync(svc, NULL, 0), TW_EINVAL);
     CHECK_EQ(tw_service_shutdown(NULL, TW_SHUTDOWN_CANCEL), TW_EINVAL);
@@ -532,6 +599,7 @@ static void case_bad_input(void)
     if (other) {
         CHECK_EQ(tw_service_start(svc, &t, far_ns, NULL), 0);
         CHECK_EQ(tw_service_start(other, &t, 1, NULL), TW_EOWNER);
+        CHECK_EQ(tw_service_start_at(other, &t, 1, NULL), TW_EOWNER);
         CHECK_EQ(tw_service_stop(other, &t, 0), TW_EOWNER);
         CHECK_EQ(tw_service_stop_sync(other, &t, 0), TW_EOWNER);
         CHECK_EQ(tw_service_count(svc), 1);
@@ -720,6 +788,7 @@ int main(int argc, char **argv)
         case_shutdown();
         case_drain_stop();
         case_idle_then_range();
+        case_start_at();
         case_idle();
         case_free_after_stop_sync();
         case_stress(seconds / 3);
