@@ -24,8 +24,10 @@
  * two services then costs a TW_EOWNER, not a data race).
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* syscall(), for the futex of lock.h */
 
 #include "base.h"
+#include "lock.h"
 #include "node.h"
 
 #include <pthread.h>
@@ -51,9 +53,9 @@ enum {
 #define AWAKE 0
 
 struct shard {
-    _Alignas(64) pthread_mutex_t lock;
-    pthread_cond_t wake;          /* the worker waits here */
-    pthread_cond_t idle;          /* stop_sync waits here for `running` to change */
+    _Alignas(64) struct tw_lock lock; /* lock.h */
+    struct tw_cond wake;          /* the worker waits here */
+    struct tw_cond idle;          /* stop_sync waits here for `running` to change */
     struct tw *tw;
     struct tw_clock clk;          /* read by whoever holds the lock */
     struct tw_stimer *running;    /* whose callback runs now, or NULL */
@@ -185,10 +187,10 @@ TW_INLINE struct shard *lock_timer(struct tw_service *svc, struct tw_stimer *t)
         unsigned ix = shard_field(t);
         struct shard *sh = ix != 0 && ix <= svc->nshards ? &svc->shard[ix - 1]
                                                          : addr_shard(svc, t);
-        pthread_mutex_lock(&sh->lock);
+        tw_lock_take(&sh->lock);
         if (shard_field_acquire(t) == ix)
             return sh;
-        pthread_mutex_unlock(&sh->lock);
+        tw_lock_release(&sh->lock);
     }
 }
 
@@ -221,12 +223,12 @@ static void run_due(struct shard *sh)
         set_owner(t, 0); /* idle: its callback may free it */
         sh->running = t;
         sh->fired++;
-        pthread_mutex_unlock(&sh->lock);
+        tw_lock_release(&sh->lock);
         fn(sh->svc, t);
-        pthread_mutex_lock(&sh->lock);
+        tw_lock_take(&sh->lock);
         sh->running = NULL;
         if (sh->waiting)
-            pthread_cond_broadcast(&sh->idle);
+            tw_cond_broadcast(&sh->idle);
     }
 }
 
@@ -239,7 +241,7 @@ static void *worker(void *arg)
      * (50 us by default): the worker's waits are its timers' lateness. */
     (void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 #endif
-    pthread_mutex_lock(&sh->lock);
+    tw_lock_take(&sh->lock);
     bool fresh = false; /* the clock was just read: no need to again */
     for (;;) {
         if (!fresh)
@@ -252,7 +254,7 @@ static void *worker(void *arg)
         tw_time_t next;
         if (tw_next_wakeup(sh->tw, &next) != 1) {
             sh->sleep_until = TW_TIME_MAX;
-            pthread_cond_wait(&sh->wake, &sh->lock);
+            tw_cond_wait(&sh->wake, &sh->lock, NULL);
         } else {
             tw_clock_update(&sh->clk);
             if (next <= tw_clock_now(&sh->clk)) {
@@ -261,12 +263,12 @@ static void *worker(void *arg)
             }
             sh->sleep_until = next;
             struct timespec ts = tick_time(sh->svc, next);
-            (void)pthread_cond_timedwait(&sh->wake, &sh->lock, &ts);
+            tw_cond_wait(&sh->wake, &sh->lock, &ts);
         }
         sh->sleep_until = AWAKE;
         sh->wakeups++;
     }
-    pthread_mutex_unlock(&sh->lock);
+    tw_lock_release(&sh->lock);
     return NULL;
 }
 
@@ -288,9 +290,9 @@ static void shard_fini(struct shard *sh)
 {
     if (sh->tw)
         (void)tw_destroy(sh->tw);
-    pthread_cond_destroy(&sh->idle);
-    pthread_cond_destroy(&sh->wake);
-    pthread_mutex_destroy(&sh->lock);
+    tw_cond_fini(&sh->idle);
+    tw_cond_fini(&sh->wake);
+    tw_lock_fini(&sh->lock);
 }
 
 static int shard_init(struct tw_service *svc, struct shard *sh,
@@ -298,27 +300,21 @@ static int shard_init(struct tw_service *svc, struct shard *sh,
 {
     memset(sh, 0, sizeof *sh);
     sh->svc = svc;
-    pthread_condattr_t ca;
-    if (pthread_condattr_init(&ca) != 0)
-        return TW_ENOMEM;
     /* Each step is undone on failure: a shard is whole or not at all. */
     int made = 0, rc = TW_ENOMEM;
-    if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 &&
-        pthread_mutex_init(&sh->lock, NULL) == 0 && ++made &&
-        pthread_cond_init(&sh->wake, &ca) == 0 && ++made &&
-        pthread_cond_init(&sh->idle, &ca) == 0 && ++made) {
+    if (tw_lock_init(&sh->lock) == 0 && ++made && tw_cond_init(&sh->wake) == 0 && ++made &&
+        tw_cond_init(&sh->idle) == 0 && ++made) {
         rc = tw_clock_init(&sh->clk, TW_CLOCK_MONOTONIC, cfg->tick_ns);
         if (rc == 0)
             rc = tw_clock_create(&sh->tw, &cfg->facility, &sh->clk);
     }
-    pthread_condattr_destroy(&ca);
     if (rc != 0) {
         if (made >= 3)
-            pthread_cond_destroy(&sh->idle);
+            tw_cond_fini(&sh->idle);
         if (made >= 2)
-            pthread_cond_destroy(&sh->wake);
+            tw_cond_fini(&sh->wake);
         if (made >= 1)
-            pthread_mutex_destroy(&sh->lock);
+            tw_lock_fini(&sh->lock);
     }
     return rc;
 }
@@ -326,22 +322,22 @@ static int shard_init(struct tw_service *svc, struct shard *sh,
 /* Make the shard's mode `mode`, and wake its worker to see it. */
 static void shard_close(struct shard *sh, int mode)
 {
-    pthread_mutex_lock(&sh->lock);
+    tw_lock_take(&sh->lock);
     sh->mode = mode;
-    pthread_cond_signal(&sh->wake);
-    pthread_mutex_unlock(&sh->lock);
+    tw_cond_signal(&sh->wake);
+    tw_lock_release(&sh->lock);
 }
 
 /* After the worker has ended: every timer still pending becomes idle. */
 static void shard_cancel_all(struct shard *sh)
 {
-    pthread_mutex_lock(&sh->lock);
+    tw_lock_take(&sh->lock);
     sh->mode = MODE_CANCELLING;
     (void)tw_collect(sh->tw, TW_TIME_MAX);
     struct tw_timer *n;
     while ((n = tw_get_expired(sh->tw)) != NULL)
         set_owner(tw_container_of(n, struct tw_stimer, tw_node), 0);
-    pthread_mutex_unlock(&sh->lock);
+    tw_lock_release(&sh->lock);
 }
 
 int tw_service_create(struct tw_service **out, const struct tw_service_config *cfg)
@@ -502,7 +498,7 @@ static void signal_worker(struct shard *sh)
 {
     sh->wakes_sent++;
     sh->sleep_until = AWAKE;
-    pthread_cond_signal(&sh->wake);
+    tw_cond_signal(&sh->wake);
 }
 
 /* Start t on shard sh, whose lock is held. */
@@ -588,13 +584,13 @@ static int service_start(struct tw_service *svc, struct tw_stimer *t, struct whe
             if (shard_field(t) != ix) {
                 __atomic_store_n(&t->tw_sshard, ix, __ATOMIC_RELEASE);
                 if (sh != to) {
-                    pthread_mutex_unlock(&sh->lock);
+                    tw_lock_release(&sh->lock);
                     continue; /* lock_timer() finds it on `to`, or wherever it went */
                 }
             }
         }
         rc = start_on(svc, sh, t, w, gen);
-        pthread_mutex_unlock(&sh->lock);
+        tw_lock_release(&sh->lock);
         return rc;
     }
 }
@@ -620,7 +616,7 @@ static int stop_locked(struct shard *sh, struct tw_stimer *t)
         set_owner(t, 0);
         /* A draining worker that sleeps towards this timer ends now. */
         if (sh->mode == MODE_DRAINING && tw_count(sh->tw) == 0)
-            pthread_cond_signal(&sh->wake);
+            tw_cond_signal(&sh->wake);
     }
     return r;
 }
@@ -634,7 +630,7 @@ static int lock_to_stop(struct tw_service *svc, struct tw_stimer *t, struct shar
         return rc;
     *sh = lock_timer(svc, t);
     if (foreign(svc, t)) {
-        pthread_mutex_unlock(&(*sh)->lock);
+        tw_lock_release(&(*sh)->lock);
         return TW_EOWNER;
     }
     return 0;
@@ -648,7 +644,7 @@ int tw_service_stop(struct tw_service *svc, struct tw_stimer *t, uint64_t gen)
         return rc;
     if (gen == 0 || gen == t->tw_gen)
         rc = stop_locked(sh, t);
-    pthread_mutex_unlock(&sh->lock);
+    tw_lock_release(&sh->lock);
     return rc;
 }
 
@@ -673,13 +669,13 @@ int tw_service_stop_sync(struct tw_service *svc, struct tw_stimer *t, uint64_t g
             if (sh->running != t)
                 break;
             sh->waiting++;
-            pthread_cond_wait(&sh->idle, &sh->lock);
+            tw_cond_wait(&sh->idle, &sh->lock, NULL);
             sh->waiting--;
             if (shard_field(t) != on || (gen != 0 && gen != t->tw_gen))
                 break; /* moved, or a later generation: not ours to stop */
         }
     }
-    pthread_mutex_unlock(&sh->lock);
+    tw_lock_release(&sh->lock);
     return rc;
 }
 
@@ -692,9 +688,9 @@ size_t tw_service_count(struct tw_service *svc)
     size_t n = 0;
     for (unsigned i = 0; i < svc->nshards; i++) {
         struct shard *sh = &svc->shard[i];
-        pthread_mutex_lock(&sh->lock);
+        tw_lock_take(&sh->lock);
         n += tw_count(sh->tw);
-        pthread_mutex_unlock(&sh->lock);
+        tw_lock_release(&sh->lock);
     }
     return n;
 }
@@ -706,11 +702,11 @@ int tw_service_stats(struct tw_service *svc, struct tw_service_stats *st)
     memset(st, 0, sizeof *st);
     for (unsigned i = 0; i < svc->nshards; i++) {
         struct shard *sh = &svc->shard[i];
-        pthread_mutex_lock(&sh->lock);
+        tw_lock_take(&sh->lock);
         st->wakeups += sh->wakeups;
         st->fired += sh->fired;
         st->wakes_sent += sh->wakes_sent;
-        pthread_mutex_unlock(&sh->lock);
+        tw_lock_release(&sh->lock);
     }
     return 0;
 }
