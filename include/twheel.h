@@ -897,11 +897,14 @@ TW_EXTERN int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint
  * (tv_sec * 10^9 + tv_nsec of clock_gettime(CLOCK_MONOTONIC)), rounded up
  * to the next tick: never before it.  A time already past fires at once
  * (on the worker's next pass).  Otherwise as tw_service_start(), with its
- * return codes, but without reading the clock: a thread that starts many
- * timers from one reading (an event loop's cached time, as libuv's
- * uv_now() and nginx's cached msec) skips one clock read per start.  With
- * placement by TTL the interval, at_ns less a reading of the clock, picks
- * the shard of an idle timer, so that start reads the clock. */
+ * return codes, but as a rule without reading the clock: a thread that
+ * starts many timers from one reading (an event loop's cached time, as
+ * libuv's uv_now() and nginx's cached msec) skips one clock read per
+ * start.  The clock is read when the interval matters: with placement by
+ * TTL (at_ns less the clock's reading picks an idle timer's shard), on
+ * schemes that place a timer by its interval (lawn, hybrid,
+ * hierarchical_coarse), and on a scheme with a range (wheel) when the
+ * shard's time, left behind by a sleeping worker, puts at_ns beyond it. */
 TW_EXTERN int tw_service_start_at(struct tw_service *svc, struct tw_stimer *t, uint64_t at_ns,
                                   uint64_t *gen);
 

@@ -26,7 +26,10 @@
  * (and ThreadSanitizer sees it too).
  *
  * Elsewhere these are pthread's mutex and condition variables
- * (CLOCK_MONOTONIC for the timed wait).
+ * (CLOCK_MONOTONIC for the timed wait): off Linux, and on 32-bit Linux,
+ * whose futex call takes the old 32-bit timespec where a 64-bit time_t
+ * is built.  A futex call refused (seccomp) leaves the lock correct but
+ * its waits spinning.
  */
 /* Its includer defines _DEFAULT_SOURCE first, for syscall(). */
 #ifndef TW_LOCK_H
@@ -37,7 +40,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#if defined(__linux__) && !defined(TW_LOCK_PTHREAD)
+#if defined(__linux__) && defined(__LP64__) && !defined(TW_LOCK_PTHREAD)
 
 #include <limits.h>
 #include <stdatomic.h>

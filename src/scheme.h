@@ -40,6 +40,13 @@ struct tw_ops {
      * late, never early): then remove() is called for every pending timer,
      * wherever it is, and must cope with one on a core list. */
     bool keeps_late;
+    /* True when where a timer goes depends on its interval from the
+     * facility's time, not on its deadline alone (Lawn's TTL queues, the
+     * coarse wheel's level and so its rounding): a caller that starts
+     * timers at times on a clock while the facility's time lags
+     * (tw_service_start_at() on a sleeping shard) brings it to the
+     * clock's time first. */
+    bool by_interval;
     /* With keeps_late: the last tick by which a timer started at start_now
      * with this deadline fires, in a facility of this configuration (the
      * bound twheel.h documents; the tests hold the scheme to it).  NULL for

@@ -27,8 +27,10 @@
 #define _DEFAULT_SOURCE /* syscall(), for the futex of lock.h */
 
 #include "base.h"
+#include "facility.h"
 #include "lock.h"
 #include "node.h"
+#include "scheme.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -59,6 +61,7 @@ struct shard {
     struct tw *tw;
     struct tw_clock clk;          /* read by whoever holds the lock */
     struct tw_stimer *running;    /* whose callback runs now, or NULL */
+    bool by_interval;             /* the scheme's trait (scheme.h) */
     tw_time_t sleep_until;        /* AWAKE, or the tick the worker waits for
                                    * (TW_TIME_MAX: nothing pending) */
     int mode;
@@ -307,6 +310,8 @@ static int shard_init(struct tw_service *svc, struct shard *sh,
         rc = tw_clock_init(&sh->clk, TW_CLOCK_MONOTONIC, cfg->tick_ns);
         if (rc == 0)
             rc = tw_clock_create(&sh->tw, &cfg->facility, &sh->clk);
+        if (rc == 0)
+            sh->by_interval = sh->tw->ops->by_interval;
     }
     if (rc != 0) {
         if (made >= 3)
@@ -517,14 +522,19 @@ static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *
      * facility's time, and a deadline at or before that time is due at
      * once.  Only a scheme with a range (wheel: MaxInterval, measured from
      * the facility's time) may refuse it from a time that is behind: then
-     * the facility is brought to now and asked again. */
+     * the facility is brought to now and asked again.  A scheme that
+     * places a timer by its interval from the facility's time (Lawn's
+     * TTL queues, the coarse wheel's level) is brought to now first, so
+     * that the interval is the one the caller meant. */
     bool wake = false; /* one signal at most, counted */
     tw_time_t d;
     int rc;
     if (w.at) {
+        if (sh->by_interval)
+            wake = catch_up(sh);
         d = w.tick;
         rc = tw_start_at(sh->tw, &t->tw_node, d);
-        if (rc == TW_ERANGE) {
+        if (rc == TW_ERANGE && !sh->by_interval) {
             wake = catch_up(sh);
             rc = tw_start_at(sh->tw, &t->tw_node, d);
         }

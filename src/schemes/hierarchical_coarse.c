@@ -343,6 +343,7 @@ const struct tw_ops tw_hierarchical_coarse_ops = {
     .order = TW_ORDER_NONE,
     .default_slots = 64,
     .keeps_late = COARSE_KEEPS_LATE,
+    .by_interval = true, /* the level, and so the rounding, by interval */
     .latest_fire = coarse_latest_fire,
     .validate = coarse_validate,
     .state_size = coarse_state_size,

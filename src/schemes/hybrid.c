@@ -353,6 +353,7 @@ static int hybrid_stop(struct tw *tw, struct tw_timer *t)
 }
 
 const struct tw_ops tw_hybrid_ops = {
+    .by_interval = true, /* a queue per TTL */
     .order = TW_ORDER_NONE,
     .default_slots = 64,
     .validate = hybrid_validate,

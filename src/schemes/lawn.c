@@ -578,6 +578,7 @@ static int lawn_stop(struct tw *tw, struct tw_timer *t)
 }
 
 const struct tw_ops tw_lawn_ops = {
+    .by_interval = true, /* a queue per TTL */
     .order = TW_ORDER_NONE,
     .options = TW_OPT_LAWN_SCAN,
     .state_size = lawn_state_size,
