@@ -87,15 +87,26 @@ struct tw_service {
 /* Service ids tag pending timers; 0 is none. */
 static _Atomic uint32_t next_id = 1;
 
-/* In a worker thread, its shard (NULL elsewhere): how shutdown and
- * stop_sync know they are called from a callback, without reading
- * anything another thread writes. */
-static _Thread_local struct shard *this_shard;
-
-/* TW_PLACE_THREAD: the calling thread's shard of the service it used
- * last (another service deals it a shard anew). */
-static _Thread_local uint32_t home_svc;
-static _Thread_local unsigned home_ix;
+/* The calling thread's view: in a worker thread, its shard (NULL
+ * elsewhere), which is how shutdown and stop_sync know they are called
+ * from a callback, without reading anything another thread writes; and
+ * for TW_PLACE_THREAD, its shard (index + 1) of the service it used last
+ * (another service deals it a shard anew).  One struct: one read of the
+ * thread pointer finds them all. */
+#if defined(__GNUC__)
+/* Initial-exec: an offset from the thread pointer, not a call (the
+ * library is built position-independent, whose default model calls
+ * __tls_get_addr on each access); 24 bytes of the static TLS space a
+ * dlopen()ed library may use. */
+#define TW_TLS_MODEL __attribute__((tls_model("initial-exec")))
+#else
+#define TW_TLS_MODEL
+#endif
+static _Thread_local struct {
+    struct shard *shard;
+    uint32_t home_svc;
+    unsigned home_ix;
+} here TW_TLS_MODEL;
 
 static uint32_t owner_of(const struct tw_stimer *t)
 {
@@ -118,7 +129,7 @@ static unsigned hash_ix(const struct tw_service *svc, uint64_t v)
 /* Is the calling thread one of the service's workers? */
 static int on_worker(const struct tw_service *svc)
 {
-    return this_shard != NULL && this_shard->svc == svc;
+    return here.shard != NULL && here.shard->svc == svc;
 }
 
 /* The shard of t's address: where a timer never started is found. */
@@ -135,19 +146,19 @@ struct when {
     bool at;
 };
 
-/* The shard a start of an idle t moves it to, by the service's
- * placement, for a start at w. */
-static struct shard *placed(struct tw_service *svc, const struct tw_stimer *t, struct when w)
+/* The shard (index + 1, as in the timer's shard field) a start of an
+ * idle t moves it to, by the service's placement, for a start at w. */
+static unsigned placed_ix(struct tw_service *svc, const struct tw_stimer *t, struct when w)
 {
     switch (svc->placement) {
     case TW_PLACE_THREAD:
         if (on_worker(svc))
-            return this_shard; /* a callback: its worker's */
-        if (home_svc != svc->id) {
-            home_svc = svc->id;
-            home_ix = atomic_fetch_add(&svc->next_home, 1u) % svc->nshards;
+            return (unsigned)(here.shard - svc->shard) + 1; /* a callback: its worker's */
+        if (here.home_svc != svc->id) {
+            here.home_svc = svc->id;
+            here.home_ix = atomic_fetch_add(&svc->next_home, 1u) % svc->nshards + 1;
         }
-        return &svc->shard[home_ix];
+        return here.home_ix;
     case TW_PLACE_TTL: {
         /* By the interval: a time on the clock is the interval from a
          * reading of it (placement by TTL pays that read). */
@@ -158,10 +169,10 @@ static struct shard *placed(struct tw_service *svc, const struct tw_stimer *t, s
             uint64_t now = (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
             ns = w.ns > now ? w.ns - now : 0;
         }
-        return &svc->shard[hash_ix(svc, ns / svc->tick_ns)];
+        return hash_ix(svc, ns / svc->tick_ns) + 1;
     }
     default:
-        return addr_shard(svc, t);
+        return hash_ix(svc, (uint64_t)(uintptr_t)t) + 1;
     }
 }
 
@@ -238,7 +249,7 @@ static void run_due(struct shard *sh)
 static void *worker(void *arg)
 {
     struct shard *sh = arg;
-    this_shard = sh;
+    here.shard = sh;
 #if defined(__linux__)
     /* Linux lets a timed wait end up to the thread's timer slack late
      * (50 us by default): the worker's waits are its timers' lateness. */
@@ -589,11 +600,10 @@ static int service_start(struct tw_service *svc, struct tw_stimer *t, struct whe
             /* Idle: placed on the placement's shard (asked only now: a
              * restart of a pending or running timer stays where it is),
              * under the lock of the shard it was on. */
-            struct shard *to = placed(svc, t, w);
-            uint16_t ix = (uint16_t)(to - svc->shard + 1);
+            unsigned ix = placed_ix(svc, t, w);
             if (shard_field(t) != ix) {
-                __atomic_store_n(&t->tw_sshard, ix, __ATOMIC_RELEASE);
-                if (sh != to) {
+                __atomic_store_n(&t->tw_sshard, (uint16_t)ix, __ATOMIC_RELEASE);
+                if (sh != &svc->shard[ix - 1]) {
                     tw_lock_release(&sh->lock);
                     continue; /* lock_timer() finds it on `to`, or wherever it went */
                 }
@@ -619,7 +629,7 @@ int tw_service_start_at(struct tw_service *svc, struct tw_stimer *t, uint64_t at
 }
 
 /* Stop t if pending, under its shard's lock: 1 or 0. */
-static int stop_locked(struct shard *sh, struct tw_stimer *t)
+TW_INLINE int stop_locked(struct shard *sh, struct tw_stimer *t)
 {
     int r = tw_stop(sh->tw, &t->tw_node);
     if (r == 1) {
@@ -633,7 +643,7 @@ static int stop_locked(struct shard *sh, struct tw_stimer *t)
 
 /* The prologue of stop and stop_sync: the timer's checks, then its
  * shard locked (*sh) unless the result is an error. */
-static int lock_to_stop(struct tw_service *svc, struct tw_stimer *t, struct shard **sh)
+TW_INLINE int lock_to_stop(struct tw_service *svc, struct tw_stimer *t, struct shard **sh)
 {
     int rc = check_timer(svc, t);
     if (rc)
@@ -664,7 +674,7 @@ int tw_service_stop_sync(struct tw_service *svc, struct tw_stimer *t, uint64_t g
     int rc = lock_to_stop(svc, t, &sh);
     if (rc)
         return rc;
-    if (sh->running == t && this_shard == sh) {
+    if (sh->running == t && here.shard == sh) {
         rc = TW_EDEADLK; /* its own callback: it would wait for itself */
     } else if (gen == 0 || gen == t->tw_gen) {
         /* Stop it, wait out a running callback, and stop it again if that
