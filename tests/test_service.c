@@ -151,6 +151,19 @@ static void ttimer_init(struct ttimer *t)
     tw_stimer_init(&t->st, on_fire);
 }
 
+/* The model's record of a start that returned rc, due at `due` (under
+ * t->m). */
+static void model_start(struct ttimer *t, int rc, uint64_t due)
+{
+    if (rc == 0) {
+        CHECK(!t->armed); /* the model's rule: a start of an idle timer */
+        t->armed = 1;
+        t->due_ns = due;
+        t->starts++;
+        CHECK(t->gen != 0);
+    }
+}
+
 /* Start t, idle in the model, to fire after ns (under its lock); with
  * `if_idle`, a timer the model has armed is left alone (1).  Every other
  * start is made with tw_service_start_at() and the same due time. */
@@ -166,13 +179,7 @@ static int tstart_x(struct tw_service *svc, struct ttimer *t, uint64_t ns, int i
     int rc = atomic_fetch_add(&start_turn, 1) % 2
                  ? tw_service_start_at(svc, &t->st, due, &t->gen)
                  : tw_service_start(svc, &t->st, ns, &t->gen);
-    if (rc == 0) {
-        CHECK(!t->armed); /* the model's rule: a start of an idle timer */
-        t->armed = 1;
-        t->due_ns = due;
-        t->starts++;
-        CHECK(t->gen != 0);
-    }
+    model_start(t, rc, due);
     pthread_mutex_unlock(&t->m);
     return rc;
 }
@@ -180,6 +187,19 @@ static int tstart_x(struct tw_service *svc, struct ttimer *t, uint64_t ns, int i
 static int tstart(struct tw_service *svc, struct ttimer *t, uint64_t ns)
 {
     return tstart_x(svc, t, ns, 0);
+}
+
+/* Start t, idle in the model, after ns (at 0) or at `ns` on the clock
+ * (at 1), with that call and no other (under its lock). */
+static int tstart_how(struct tw_service *svc, struct ttimer *t, uint64_t ns, int at)
+{
+    pthread_mutex_lock(&t->m);
+    uint64_t due = at ? ns : now_ns() + ns;
+    int rc = at ? tw_service_start_at(svc, &t->st, ns, &t->gen)
+                : tw_service_start(svc, &t->st, ns, &t->gen);
+    model_start(t, rc, due);
+    pthread_mutex_unlock(&t->m);
+    return rc;
 }
 
 /* Stop t (under its lock): the return must match the model. */
@@ -482,14 +502,7 @@ static void case_idle_then_range(void)
     for (int at = 0; at < 2; at++) {
         sleep_ns(TW_MSEC(60)); /* 600 ticks, beyond 256 */
         ttimer_init(&t[at]);
-        pthread_mutex_lock(&t[at].m);
-        t[at].due_ns = now_ns() + TW_MSEC(1);
-        int rc = at ? tw_service_start_at(svc, &t[at].st, t[at].due_ns, NULL)
-                    : tw_service_start(svc, &t[at].st, TW_MSEC(1), NULL);
-        CHECK_EQ(rc, 0);
-        t[at].armed = rc == 0;
-        t[at].starts += rc == 0;
-        pthread_mutex_unlock(&t[at].m);
+        CHECK_EQ(tstart_how(svc, &t[at], at ? now_ns() + TW_MSEC(1) : TW_MSEC(1), at), 0);
         CHECK(wait_disarmed(&t[at], 1, TW_SEC(30)));
         CHECK_EQ(t[at].fires, 1);
     }
@@ -513,13 +526,7 @@ static void case_start_at(void)
     const uint64_t at[N] = {0, now > TW_SEC(1) ? now - TW_SEC(1) : 0, now, now + TW_MSEC(2)};
     for (size_t i = 0; i < N; i++) {
         ttimer_init(&ts[i]);
-        pthread_mutex_lock(&ts[i].m);
-        ts[i].due_ns = at[i];
-        int rc = tw_service_start_at(svc, &ts[i].st, at[i], &ts[i].gen);
-        CHECK_EQ(rc, 0);
-        ts[i].armed = rc == 0;
-        ts[i].starts += rc == 0;
-        pthread_mutex_unlock(&ts[i].m);
+        CHECK_EQ(tstart_how(svc, &ts[i], at[i], 1), 0);
     }
     CHECK(wait_disarmed(ts, N, TW_SEC(30)));
     for (size_t i = 0; i < N; i++)
