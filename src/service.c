@@ -61,7 +61,6 @@ struct shard {
     struct tw *tw;
     struct tw_clock clk;          /* read by whoever holds the lock */
     struct tw_stimer *running;    /* whose callback runs now, or NULL */
-    bool by_interval;             /* the scheme's trait (scheme.h) */
     tw_time_t sleep_until;        /* AWAKE, or the tick the worker waits for
                                    * (TW_TIME_MAX: nothing pending) */
     int mode;
@@ -132,23 +131,25 @@ static int on_worker(const struct tw_service *svc)
     return here.shard != NULL && here.shard->svc == svc;
 }
 
-/* The shard of t's address: where a timer never started is found. */
-static struct shard *addr_shard(struct tw_service *svc, const struct tw_stimer *t)
+/* The shard index of t's address: where a timer never started is found. */
+static unsigned addr_ix(const struct tw_service *svc, const struct tw_stimer *t)
 {
-    return &svc->shard[hash_ix(svc, (uint64_t)(uintptr_t)t)];
+    return hash_ix(svc, (uint64_t)(uintptr_t)t);
 }
 
 /* A start's time: an interval from the clock's reading (tw_service_start)
  * or a time on the clock (tw_service_start_at). */
 struct when {
     uint64_t ns;
-    tw_time_t tick;             /* at: the first tick at or after ns */
+    tw_time_t tick;             /* at: the first tick at or after ns (service_start) */
     bool at;
 };
 
 /* The shard (index + 1, as in the timer's shard field) a start of an
- * idle t moves it to, by the service's placement, for a start at w. */
-static unsigned placed_ix(struct tw_service *svc, const struct tw_stimer *t, struct when w)
+ * idle t moves it to, by the service's placement, for a start at w; sh is
+ * the shard t is on, its lock held. */
+static unsigned placed_ix(struct tw_service *svc, struct shard *sh, const struct tw_stimer *t,
+                          struct when w)
 {
     switch (svc->placement) {
     case TW_PLACE_THREAD:
@@ -164,15 +165,14 @@ static unsigned placed_ix(struct tw_service *svc, const struct tw_stimer *t, str
          * reading of it (placement by TTL pays that read). */
         uint64_t ns = w.ns;
         if (w.at) {
-            struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            uint64_t now = (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+            tw_clock_update(&sh->clk);
+            uint64_t now = tw_clock_now_ns(&sh->clk);
             ns = w.ns > now ? w.ns - now : 0;
         }
         return hash_ix(svc, ns / svc->tick_ns) + 1;
     }
     default:
-        return hash_ix(svc, (uint64_t)(uintptr_t)t) + 1;
+        return addr_ix(svc, t) + 1;
     }
 }
 
@@ -200,7 +200,7 @@ TW_INLINE struct shard *lock_timer(struct tw_service *svc, struct tw_stimer *t)
     for (;;) {
         unsigned ix = shard_field(t);
         struct shard *sh = ix != 0 && ix <= svc->nshards ? &svc->shard[ix - 1]
-                                                         : addr_shard(svc, t);
+                                                         : &svc->shard[addr_ix(svc, t)];
         tw_lock_take(&sh->lock);
         if (shard_field_acquire(t) == ix)
             return sh;
@@ -321,8 +321,6 @@ static int shard_init(struct tw_service *svc, struct shard *sh,
         rc = tw_clock_init(&sh->clk, TW_CLOCK_MONOTONIC, cfg->tick_ns);
         if (rc == 0)
             rc = tw_clock_create(&sh->tw, &cfg->facility, &sh->clk);
-        if (rc == 0)
-            sh->by_interval = sh->tw->ops->by_interval;
     }
     if (rc != 0) {
         if (made >= 3)
@@ -541,11 +539,12 @@ static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *
     tw_time_t d;
     int rc;
     if (w.at) {
-        if (sh->by_interval)
+        bool by_interval = sh->tw->ops->by_interval;
+        if (by_interval)
             wake = catch_up(sh);
         d = w.tick;
         rc = tw_start_at(sh->tw, &t->tw_node, d);
-        if (rc == TW_ERANGE && !sh->by_interval) {
+        if (rc == TW_ERANGE && !by_interval) {
             wake = catch_up(sh);
             rc = tw_start_at(sh->tw, &t->tw_node, d);
         }
@@ -594,18 +593,22 @@ static int service_start(struct tw_service *svc, struct tw_stimer *t, struct whe
         return rc;
     if (t->tw_sfn == NULL)
         return TW_EINVAL;
+    /* A time's tick before any lock: the divide's latency overlaps the
+     * lock's. */
+    if (w.at)
+        w.tick = w.ns / svc->tick_ns + (w.ns % svc->tick_ns != 0);
     for (;;) {
         struct shard *sh = lock_timer(svc, t);
         if (!foreign(svc, t) && sh->running != t && !tw_node_pending(&t->tw_node)) {
             /* Idle: placed on the placement's shard (asked only now: a
              * restart of a pending or running timer stays where it is),
              * under the lock of the shard it was on. */
-            unsigned ix = placed_ix(svc, t, w);
+            unsigned ix = placed_ix(svc, sh, t, w);
             if (shard_field(t) != ix) {
                 __atomic_store_n(&t->tw_sshard, (uint16_t)ix, __ATOMIC_RELEASE);
                 if (sh != &svc->shard[ix - 1]) {
                     tw_lock_release(&sh->lock);
-                    continue; /* lock_timer() finds it on `to`, or wherever it went */
+                    continue; /* lock_timer() finds it on its new shard, or wherever it went */
                 }
             }
         }
@@ -623,9 +626,7 @@ int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint64_t ns, u
 int tw_service_start_at(struct tw_service *svc, struct tw_stimer *t, uint64_t at_ns,
                         uint64_t *gen)
 {
-    /* The tick before any lock: a divide's latency overlaps the lock's. */
-    uint64_t q = valid_service(svc) ? svc->tick_ns : 1;
-    return service_start(svc, t, (struct when){at_ns, at_ns / q + (at_ns % q != 0), true}, gen);
+    return service_start(svc, t, (struct when){at_ns, 0, true}, gen);
 }
 
 /* Stop t if pending, under its shard's lock: 1 or 0. */

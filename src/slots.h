@@ -64,14 +64,19 @@ TW_INLINE bool tw_lane_add(struct tw_link *h, struct tw_link *l)
     return empty;
 }
 
-/* Set the bits of lane k of the table (slot k >> lshift): its slot's bit
- * and, with lanes, the lane's bit in the slot's byte. */
-TW_INLINE void tw_slots_mark(struct tw_slots *s, size_t k, unsigned lshift)
+/* Set the bits of lane `lane` of slot i: the slot's bit and, with lanes,
+ * the lane's bit in the slot's byte. */
+TW_INLINE void tw_slots_mark_lane(struct tw_slots *s, size_t i, unsigned lane, unsigned lshift)
 {
-    size_t i = k >> lshift;
     tw_bm_set(s->bm, i);
     if (lshift)
-        s->lanes[i] |= (uint8_t)(1u << (k & ((1u << lshift) - 1)));
+        s->lanes[i] |= (uint8_t)(1u << lane);
+}
+
+/* The same for lane k of the table (slot k >> lshift). */
+TW_INLINE void tw_slots_mark(struct tw_slots *s, size_t k, unsigned lshift)
+{
+    tw_slots_mark_lane(s, k >> lshift, (unsigned)(k & ((1u << lshift) - 1)), lshift);
 }
 
 /* Is the bit of lane k of the table (slot k >> lshift) set?  In the
@@ -90,9 +95,7 @@ TW_INLINE bool tw_slots_add_lane(struct tw_slots *s, size_t i, unsigned lane, st
 {
     if (!tw_lane_add(&s->head[(i << lshift) + lane], l))
         return false;
-    tw_bm_set(s->bm, i);
-    if (lshift)
-        s->lanes[i] |= (uint8_t)(1u << lane);
+    tw_slots_mark_lane(s, i, lane, lshift);
     return true;
 }
 
