@@ -933,6 +933,7 @@ struct tw_service_stats {
     uint64_t wakeups;           /* a worker woke up (deadline, start, shutdown) */
     uint64_t fired;             /* callbacks run */
     uint64_t wakes_sent;        /* starts that woke a sleeping worker */
+    uint64_t ahead;             /* ticks collected before they began (docs/service.md) */
 };
 /* Fill *st (summed over the shards).  Returns 0 or TW_EINVAL. */
 TW_EXTERN int tw_service_stats(struct tw_service *svc, struct tw_service_stats *st);

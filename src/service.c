@@ -65,7 +65,7 @@ struct shard {
                                    * (TW_TIME_MAX: nothing pending) */
     int mode;
     unsigned waiting;             /* stop_sync callers waiting on `idle` */
-    uint64_t wakeups, fired, wakes_sent;
+    uint64_t wakeups, fired, wakes_sent, ahead;
     pthread_t thread;
     struct tw_service *svc;
 };
@@ -225,11 +225,14 @@ static struct timespec tick_time(const struct tw_service *svc, tw_time_t t)
     return ts;
 }
 
-/* Run the callbacks due at the shard's time, one at a time, the lock
- * released around each; stop early when a cancelling shutdown begins. */
+/* Run the callbacks due at the clock's time, one at a time, the lock
+ * released around each; stop early when a cancelling shutdown begins.
+ * While the facility is a tick ahead of the clock (worker()), its collect
+ * to the clock's time fails (TW_ETIME) and nothing runs. */
 static void run_due(struct shard *sh)
 {
-    (void)tw_collect(sh->tw, tw_clock_now(&sh->clk));
+    if (tw_collect(sh->tw, tw_clock_now(&sh->clk)) < 0)
+        return;
     struct tw_timer *n;
     while (sh->mode != MODE_CANCELLING && (n = tw_get_expired(sh->tw)) != NULL) {
         struct tw_stimer *t = tw_container_of(n, struct tw_stimer, tw_node);
@@ -266,15 +269,36 @@ static void *worker(void *arg)
             (sh->mode == MODE_DRAINING && tw_count(sh->tw) == 0))
             break;
         tw_time_t next;
-        if (tw_next_wakeup(sh->tw, &next) != 1) {
-            sh->sleep_until = TW_TIME_MAX;
-            tw_cond_wait(&sh->wake, &sh->lock, NULL);
-        } else {
-            tw_clock_update(&sh->clk);
-            if (next <= tw_clock_now(&sh->clk)) {
+        int some = tw_next_wakeup(sh->tw, &next);
+        if (some == 1) {
+            tw_time_t now = tw_clock_update(&sh->clk);
+            if (next < tw_now(sh->tw))
+                next = tw_now(sh->tw); /* collected ahead: its tick is the facility's */
+            if (next <= now) {
                 fresh = true;
                 continue; /* due already: no wait */
             }
+            /* The next tick is collected before it begins: the advance
+             * (a level's slot that comes up moves all its timers down at
+             * once) is done while the worker would sleep, and at the tick
+             * only the callbacks run.  Until then the facility's time is
+             * a tick after the clock's, and every rule holds: run_due()
+             * runs nothing; a start at that tick, or at a time already
+             * past, goes on the facility's due list and runs at the tick;
+             * a stop or restart of a timer collected takes it off the
+             * expired list, as from the wheel.  (A scheme that places a
+             * timer by its interval measures it from the facility's time:
+             * a tick less, the same deadline.) */
+            if (next == now + 1 && next > tw_now(sh->tw)) {
+                (void)tw_collect(sh->tw, next);
+                sh->ahead++;
+                some = tw_next_wakeup(sh->tw, &next);
+            }
+        }
+        if (some != 1) {
+            sh->sleep_until = TW_TIME_MAX;
+            tw_cond_wait(&sh->wake, &sh->lock, NULL);
+        } else {
             sh->sleep_until = next;
             struct timespec ts = tick_time(sh->svc, next);
             tw_cond_wait(&sh->wake, &sh->lock, &ts);
@@ -496,12 +520,13 @@ static int foreign(const struct tw_service *svc, const struct tw_stimer *t)
     return o != 0 && o != svc->id;
 }
 
-/* Bring shard sh's facility (its lock held) to the clock's time: true if
- * that made timers due and the worker sleeps, so that it must be woken. */
+/* Bring shard sh's facility (its lock held) to the clock's time, if it is
+ * behind: true if that made timers due and the worker sleeps, so that it
+ * must be woken. */
 static bool catch_up(struct shard *sh)
 {
     tw_time_t now = tw_clock_update(&sh->clk);
-    return now != tw_now(sh->tw) /* at most once a tick */ &&
+    return now > tw_now(sh->tw) /* at most once a tick */ &&
            tw_collect(sh->tw, now) > 0 && sh->sleep_until != AWAKE;
 }
 
@@ -524,9 +549,11 @@ static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *
     if (foreign(svc, t))
         return TW_EOWNER;
     /* The facility's time is the worker's last advance, which may be long
-     * ago while it sleeps.  An interval is measured from now, so it is
-     * brought to now first (a timer that comes due by it waits on the
-     * pull queue for the worker).  A time on the clock needs no reading:
+     * ago while it sleeps, or a tick ahead of the clock (worker()).  An
+     * interval is measured from now, so a facility behind is brought to
+     * now first (a timer that comes due by it waits on the pull queue for
+     * the worker; one ahead stays where it is: the deadline is the
+     * clock's).  A time on the clock needs no reading:
      * the first tick at or after it is its deadline whatever the
      * facility's time, and a deadline at or before that time is due at
      * once.  Only a scheme with a range (wheel: MaxInterval, measured from
@@ -727,6 +754,7 @@ int tw_service_stats(struct tw_service *svc, struct tw_service_stats *st)
         st->wakeups += sh->wakeups;
         st->fired += sh->fired;
         st->wakes_sent += sh->wakes_sent;
+        st->ahead += sh->ahead;
         tw_lock_release(&sh->lock);
     }
     return 0;
