@@ -592,9 +592,11 @@ static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *
         *gen = t->tw_gen;
     /* Wake the worker if it now has an earlier wake-up: a deadline before
      * its sleep tells (in a scheme that fires late the wake-up may still
-     * be later: ask it then). */
-    tw_time_t next;
-    if (!wake && sh->sleep_until != AWAKE && d < sh->sleep_until &&
+     * be later: ask it then).  A deadline at or before the facility's
+     * time runs at that time's tick, which a worker that collected it
+     * ahead sleeps until already. */
+    tw_time_t next, runs = d > tw_now(sh->tw) ? d : tw_now(sh->tw);
+    if (!wake && sh->sleep_until != AWAKE && runs < sh->sleep_until &&
         tw_next_wakeup(sh->tw, &next) == 1 && next < sh->sleep_until)
         wake = true;
     if (wake)
