@@ -3,7 +3,7 @@
  * programs use for timers today, in one run (docs/service.md, "Figures").
  *
  *   twsvc [--threads LIST] [--n LIST] [--target LIST] [--ms MS] [--shards S]
- *         [--placement P] [--scheme NAME] [--lateness N]
+ *         [--placement P] [--scheme NAME] [--slots K] [--lateness N]
  *
  * Throughput: n timers pending an hour out, split among T producer
  * threads; each thread, for MS milliseconds, stops a random timer of its
@@ -36,6 +36,8 @@
  * the service also how late it ran past the beginning of the first tick
  * at or after that time (ticks begin at multiples of the tick on the
  * clock): the lateness that is not the tick's rounding, p50 and p99.
+ * Last, the machine's own wake-up lateness: a thread that sleeps to each
+ * of 1,000 tick boundaries of 1 ms, the floor of "past the tick".
  *
  * The machine and the load decide the figures: they print the core count
  * and the load average, and every ratio should be read within one run.
@@ -53,6 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/futex.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -104,6 +107,15 @@ struct svc_st {
 static unsigned opt_shards = 2;
 static uint32_t opt_placement = TW_PLACE_THREAD;
 static enum tw_scheme opt_scheme = TW_HIERARCHICAL; /* the service's facilities */
+static uint32_t opt_slots;                          /* their slots; 0: the scheme's default */
+
+/* The service's facility configuration: the scheme and slots asked for. */
+static void svc_facility(struct tw_config *cfg)
+{
+    tw_config_init(cfg, opt_scheme);
+    if (opt_slots)
+        cfg->slots = opt_slots;
+}
 static const char *const place_names[] = {"timer", "thread", "ttl"};
 
 static void noop_stimer(struct tw_service *s, struct tw_stimer *t)
@@ -118,7 +130,7 @@ static void *svc_setup(size_t n, unsigned threads)
     struct svc_st *st = calloc(1, sizeof *st);
     struct tw_service_config cfg;
     tw_service_config_init(&cfg);
-    tw_config_init(&cfg.facility, opt_scheme);
+    svc_facility(&cfg.facility);
     cfg.shards = opt_shards;
     cfg.placement = opt_placement;
     if (!st || tw_service_create(&st->svc, &cfg) != 0)
@@ -861,6 +873,45 @@ static void report_late(const char *name, uint64_t *v, uint64_t *past, size_t n)
     }
 }
 
+/* The machine's own wake-up lateness, for reading the rows above: a
+ * thread with the workers' timer slack (1 ns) that sleeps to each of
+ * `n` tick boundaries in turn (clock_nanosleep, absolute) and records
+ * how late it woke.  On a quiet machine this is the floor of "past the
+ * tick"; a VM whose host is busy shows it here as well. */
+struct sleeper {
+    uint64_t tick, *v;
+    size_t n;
+};
+static void *sleeper_run(void *p)
+{
+    struct sleeper *s = p;
+    (void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+    uint64_t at = (now_ns() / s->tick + 1) * s->tick;
+    for (size_t i = 0; i < s->n; i++) {
+        struct timespec ts = {(time_t)(at / 1000000000u), (long)(at % 1000000000u)};
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+            ;
+        uint64_t now = now_ns();
+        s->v[i] = now - at;
+        at = (now / s->tick + 1) * s->tick; /* the next boundary, even after a stall */
+    }
+    return NULL;
+}
+
+static void report_sleeper(uint64_t tick, size_t n)
+{
+    struct sleeper s = {tick, calloc(n, sizeof(uint64_t)), n};
+    uint64_t *past = calloc(n, sizeof(uint64_t));
+    pthread_t th;
+    if (!s.v || !past || pthread_create(&th, NULL, sleeper_run, &s) != 0)
+        die("out of memory");
+    pthread_join(th, NULL);
+    memcpy(past, s.v, n * sizeof *past);
+    report_late("a thread sleeping to each 1 ms tick", s.v, past, n);
+    free(s.v);
+    free(past);
+}
+
 static void lateness(size_t n)
 {
     printf("\nLateness of %zu timers, delays uniform in [1 ms, 1 s], after start + delay "
@@ -882,7 +933,7 @@ static void lateness(size_t n)
         struct tw_service *svc;
         struct tw_service_config cfg;
         tw_service_config_init(&cfg);
-        tw_config_init(&cfg.facility, opt_scheme);
+        svc_facility(&cfg.facility);
         cfg.shards = opt_shards;
         cfg.tick_ns = tick;
         if (tw_service_create(&svc, &cfg) != 0)
@@ -915,6 +966,7 @@ static void lateness(size_t n)
     size_t got = atomic_load(&h->nlate);
     heap_teardown(h, n);
     report_late("mutex + heap thread", late_v, NULL, got);
+    report_sleeper(TW_MSEC(1), 1000);
     free(late_v);
     free(late_past);
 }
@@ -933,7 +985,7 @@ static void idle(size_t n, uint64_t ms)
         struct tw_service *svc;
         struct tw_service_config cfg;
         tw_service_config_init(&cfg);
-        tw_config_init(&cfg.facility, opt_scheme);
+        svc_facility(&cfg.facility);
         cfg.shards = opt_shards;
         if (tw_service_create(&svc, &cfg) != 0)
             die("tw_service_create");
@@ -1021,12 +1073,15 @@ int main(int argc, char **argv)
             }
             opt_scheme = (enum tw_scheme)sc;
             a++;
+        } else if (!strcmp(argv[a], "--slots") && v) {
+            opt_slots = (uint32_t)strtoul(v, NULL, 10);
+            a++;
         } else if (!strcmp(argv[a], "--lateness") && v)
             nlate = (size_t)atof(v), a++;
         else {
             fprintf(stderr,
                     "usage: twsvc [--threads LIST] [--n LIST] [--target LIST] [--ms MS] "
-                    "[--shards S] [--placement P] [--scheme NAME] [--lateness N]\n"
+                    "[--shards S] [--placement P] [--scheme NAME] [--slots K] [--lateness N]\n"
                     "  --threads   producer threads (default 1,2,4,8)\n"
                     "  --n         pending timers (default 1e3,1e4,1e5,1e6)\n"
                     "  --target    facility,service,service_at,inbox,locked,heap,ordered,posix,\n"
@@ -1036,6 +1091,7 @@ int main(int argc, char **argv)
                     "  --shards    the service's shards (default 2)\n"
                     "  --placement the service's placement: timer, thread, ttl (default thread)\n"
                     "  --scheme    the service's facilities' scheme (default hierarchical)\n"
+                    "  --slots     their slots (struct tw_config; default the scheme's)\n"
                     "  --lateness  timers of the lateness run, 0 for none (default 1e5)\n");
             return strcmp(argv[a], "--help") ? 2 : 0;
         }
@@ -1044,9 +1100,12 @@ int main(int argc, char **argv)
     double load[3] = {0, 0, 0};
     getloadavg(load, 3);
     printf("twsvc: %ld cores, load %.2f, %llu ms per cell, service shards %u, placement by %s, "
-           "scheme %s\n\n",
+           "scheme %s",
            sysconf(_SC_NPROCESSORS_ONLN), load[0], (unsigned long long)ms, opt_shards,
            place_names[opt_placement], tw_scheme_name(opt_scheme));
+    if (opt_slots)
+        printf(", %u slots", (unsigned)opt_slots);
+    printf("\n\n");
     printf("Stop + start of a random own timer, all pending an hour out: million ops/s "
            "(p50 / p99 latency in ns)\n\n");
     printf("| target | threads |");
