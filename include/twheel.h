@@ -240,6 +240,13 @@ struct tw_config {
 /* ordered: search for a new timer's place from the head, as the old BSD
  * callout list did (the paper's Fig. 9 baseline), instead of the rear. */
 #define TW_OPT_ORDERED_FRONT 0x2u
+/* hierarchical, hybrid: the facility runs on a real clock in a program
+ * that does other work between its advances, as the timer service's
+ * shards do (they set it).  A slot that comes up then holds timers whose
+ * nodes have left the caches, however few the timers, and its lanes are
+ * walked interleaved, several misses in flight, instead of only from
+ * 2^14 pending timers (docs/design.md, "Ready lanes"). */
+#define TW_OPT_REAL_TIME 0x4u
 
 /* Fill `cfg` with the defaults for `scheme`.  Returns 0 or TW_EINVAL.
  * tw_create() applies no defaults of its own: start from this, not from a

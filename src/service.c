@@ -343,8 +343,13 @@ static int shard_init(struct tw_service *svc, struct shard *sh,
     if (tw_lock_init(&sh->lock) == 0 && ++made && tw_cond_init(&sh->wake) == 0 && ++made &&
         tw_cond_init(&sh->idle) == 0 && ++made) {
         rc = tw_clock_init(&sh->clk, TW_CLOCK_MONOTONIC, cfg->tick_ns);
+        /* A real clock, and the program's work between the advances: a
+         * scheme that takes TW_OPT_REAL_TIME gets it. */
+        struct tw_config fc = cfg->facility;
+        if ((unsigned)fc.scheme < TW_SCHEME_COUNT)
+            fc.options |= tw_schemes[fc.scheme]->options & TW_OPT_REAL_TIME;
         if (rc == 0)
-            rc = tw_clock_create(&sh->tw, &cfg->facility, &sh->clk);
+            rc = tw_clock_create(&sh->tw, &fc, &sh->clk);
     }
     if (rc != 0) {
         if (made >= 3)

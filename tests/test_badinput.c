@@ -439,7 +439,7 @@ static void case_config(struct ctx *c)
     cfg = c->cfg;
     cfg.options = 0x80u;
     expect_config_refused(c, &cfg, c->scheme_name, "options");
-    static const uint32_t opts[] = {TW_OPT_LAWN_SCAN, TW_OPT_ORDERED_FRONT};
+    static const uint32_t opts[] = {TW_OPT_LAWN_SCAN, TW_OPT_ORDERED_FRONT, TW_OPT_REAL_TIME};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
         cfg.options = opts[i];
         if (scheme_options(c->scheme) & opts[i])
@@ -449,6 +449,8 @@ static void case_config(struct ctx *c)
     }
     ASSERT_EQ_INT(scheme_options(TW_LAWN), TW_OPT_LAWN_SCAN);
     ASSERT_EQ_INT(scheme_options(TW_ORDERED), TW_OPT_ORDERED_FRONT);
+    ASSERT_EQ_INT(scheme_options(TW_HIERARCHICAL), TW_OPT_REAL_TIME);
+    ASSERT_EQ_INT(scheme_options(TW_HYBRID), TW_OPT_REAL_TIME);
     /* a scheme out of the enum; a NULL configuration */
     cfg = c->cfg;
     cfg.scheme = (enum tw_scheme)TW_SCHEME_COUNT;

@@ -635,11 +635,13 @@ static void case_differential(struct ctx *c)
 {
     struct diff *d = calloc(1, sizeof *d);
     ASSERT_NOT_NULL(d);
-    static const char *const names[] = {"default", "small", "ttl", "slots32"};
+    static const char *const names[] = {"default", "small", "ttl, real-time", "slots32"};
     for (int variant = 0; variant < 4; variant++) {
         struct tw_config cfg = c->cfg;
         if (variant == 2 && c->scheme == TW_HYBRID)
             cfg.ttl_threshold = 2; /* promote TTLs to queues quickly */
+        if (variant == 2 && (scheme_options(c->scheme) & TW_OPT_REAL_TIME))
+            cfg.options |= TW_OPT_REAL_TIME; /* slots walked interleaved at any count */
         if (variant == 3) {
             /* the hierarchical wheel with 5-bit digits: a top level of 4
              * bits, and the word-per-level paths with S < 64 */

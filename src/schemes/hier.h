@@ -14,9 +14,10 @@
 
 struct hier_state {
     struct tw_slots s;          /* levels * S slots of TW_LANES lanes */
-    unsigned bits;              /* B */
-    unsigned levels;            /* m */
+    uint16_t bits;              /* B */
+    uint16_t levels;            /* m */
     uint32_t S, mask;
+    uint32_t many;              /* from this many pending timers, walk interleaved */
     struct tw_mincache min;
     /* msb of (e ^ now) -> where a deadline goes, one load for both:
      * bits 0-7 the level's shift (level * B), 32-63 the level's first slot
@@ -43,7 +44,7 @@ TW_INLINE size_t tw_hier_slot(const struct hier_state *h, tw_time_t e, tw_time_t
 }
 
 const char *tw_hier_validate(uint32_t slots, uint32_t levels);
-int tw_hier_setup(struct tw *tw, struct hier_state *h, uint32_t slots);
+int tw_hier_setup(struct tw *tw, struct hier_state *h, uint32_t slots, uint32_t options);
 void tw_hier_teardown(struct tw *tw, struct hier_state *h);
 void tw_hier_collect(struct tw *tw, struct hier_state *h, tw_time_t now, struct tw_ready *out);
 int tw_hier_next(struct tw *tw, struct hier_state *h, tw_time_t *out);

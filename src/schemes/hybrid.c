@@ -100,7 +100,7 @@ static int hybrid_init(struct tw *tw, const struct tw_config *cfg)
     int rc = tw_lawn_setup(tw, &H->lawn, false);
     if (rc)
         return rc;
-    rc = tw_hier_setup(tw, &H->wheel, cfg->slots);
+    rc = tw_hier_setup(tw, &H->wheel, cfg->slots, cfg->options);
     if (rc)
         tw_lawn_teardown(tw, &H->lawn);
     return rc;
@@ -356,6 +356,7 @@ const struct tw_ops tw_hybrid_ops = {
     .by_interval = true, /* a queue per TTL */
     .order = TW_ORDER_NONE,
     .default_slots = 64,
+    .options = TW_OPT_REAL_TIME, /* its wheel's */
     .validate = hybrid_validate,
     .state_size = hybrid_state_size,
     .init = hybrid_init,
