@@ -911,6 +911,8 @@ static void setup(const uint8_t b0, uint8_t b1, uint8_t b2)
             F.cfg.options = TW_OPT_ORDERED_FRONT;
         else if (F.s == TW_LAWN)
             F.cfg.options = TW_OPT_LAWN_SCAN;
+        else if (F.s == TW_HIERARCHICAL || F.s == TW_HYBRID)
+            F.cfg.options = TW_OPT_REAL_TIME;
     }
     static const uint32_t thresholds[4] = {0, 1, 2, 255};
     if (F.s == TW_HYBRID)
