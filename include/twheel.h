@@ -904,8 +904,9 @@ TW_EXTERN int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint
  * (tv_sec * 10^9 + tv_nsec of clock_gettime(CLOCK_MONOTONIC)), rounded up
  * to the next tick: never before it.  A time already past is due: it
  * fires on the worker's next pass, at once or, if the worker has already
- * collected the next tick (docs/service.md), when that tick begins.  Otherwise as tw_service_start(), with its
- * return codes, but as a rule without reading the clock: a thread that
+ * collected the next tick (docs/service.md), when that tick begins.
+ * Otherwise as tw_service_start(), with its return codes, but as a rule
+ * without reading the clock: a thread that
  * starts many timers from one reading (an event loop's cached time, as
  * libuv's uv_now() and nginx's cached msec) skips one clock read per
  * start.  The clock is read when the interval matters: with placement by

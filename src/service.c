@@ -272,8 +272,8 @@ static void *worker(void *arg)
         int some = tw_next_wakeup(sh->tw, &next);
         if (some == 1) {
             tw_time_t now = tw_clock_update(&sh->clk);
-            if (next < tw_now(sh->tw))
-                next = tw_now(sh->tw); /* collected ahead: its tick is the facility's */
+            if (next < sh->tw->now)
+                next = sh->tw->now; /* collected ahead: its tick is the facility's */
             if (next <= now) {
                 fresh = true;
                 continue; /* due already: no wait */
@@ -289,7 +289,7 @@ static void *worker(void *arg)
              * expired list, as from the wheel.  (A scheme that places a
              * timer by its interval measures it from the facility's time:
              * a tick less, the same deadline.) */
-            if (next == now + 1 && next > tw_now(sh->tw)) {
+            if (next == now + 1 && next > sh->tw->now) {
                 (void)tw_collect(sh->tw, next);
                 sh->ahead++;
                 some = tw_next_wakeup(sh->tw, &next);
@@ -345,9 +345,8 @@ static int shard_init(struct tw_service *svc, struct shard *sh,
         rc = tw_clock_init(&sh->clk, TW_CLOCK_MONOTONIC, cfg->tick_ns);
         /* A real clock, and the program's work between the advances: a
          * scheme that takes TW_OPT_REAL_TIME gets it. */
-        struct tw_config fc = cfg->facility;
-        if ((unsigned)fc.scheme < TW_SCHEME_COUNT)
-            fc.options |= tw_schemes[fc.scheme]->options & TW_OPT_REAL_TIME;
+        struct tw_config fc = cfg->facility; /* checked by tw_service_create() */
+        fc.options |= tw_schemes[fc.scheme]->options & TW_OPT_REAL_TIME;
         if (rc == 0)
             rc = tw_clock_create(&sh->tw, &fc, &sh->clk);
     }
@@ -531,7 +530,7 @@ static int foreign(const struct tw_service *svc, const struct tw_stimer *t)
 static bool catch_up(struct shard *sh)
 {
     tw_time_t now = tw_clock_update(&sh->clk);
-    return now > tw_now(sh->tw) /* at most once a tick */ &&
+    return now > sh->tw->now /* at most once a tick */ &&
            tw_collect(sh->tw, now) > 0 && sh->sleep_until != AWAKE;
 }
 
@@ -600,8 +599,9 @@ static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *
      * be later: ask it then).  A deadline at or before the facility's
      * time runs at that time's tick, which a worker that collected it
      * ahead sleeps until already. */
-    tw_time_t next, runs = d > tw_now(sh->tw) ? d : tw_now(sh->tw);
-    if (!wake && sh->sleep_until != AWAKE && runs < sh->sleep_until &&
+    tw_time_t next;
+    if (!wake && sh->sleep_until != AWAKE &&
+        (d > sh->tw->now ? d : sh->tw->now) < sh->sleep_until &&
         tw_next_wakeup(sh->tw, &next) == 1 && next < sh->sleep_until)
         wake = true;
     if (wake)

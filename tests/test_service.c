@@ -880,7 +880,6 @@ static void case_ahead_ops(void)
             sleep_ns(TW_MSEC(1));
             CHECK_EQ(tw_service_stats(svc, &st), 0);
         } while (st.ahead == 0 && now_ns() < f);
-        uint64_t t0 = now_ns();
         int stopped = tstop(svc, &ts[A], 0);
         uint64_t restart_ns = now_ns();
         CHECK_EQ(tw_service_start(svc, &b, tick, NULL), 0);
@@ -897,7 +896,7 @@ static void case_ahead_ops(void)
             CHECK_EQ(ts[i].fires, ts[i].starts - ts[i].stops);
             pthread_mutex_destroy(&ts[i].m);
         }
-        int early = st.ahead > 0 && t0 < f && t1 < f; /* the calls met F collected */
+        int early = st.ahead > 0 && t1 < f; /* the calls met F collected */
         if (early) {
             CHECK_EQ(stopped, 1);
             CHECK_EQ(ts[A].fires, 0);
