@@ -28,6 +28,9 @@
  *   timerfd     a timerfd per timer: timerfd_settime, a system call each
  *   facility    the bare single-threaded facility (T = 1 only): the cost
  *               the others are measured against
+ *   refwheel    twbench's lean reference wheel (refwheel.c: 32-byte node,
+ *               no checks), bare (T = 1 only): what a linked wheel costs
+ *               at this operation with nothing around it
  *
  * Lateness (--lateness N, default 10^5): N timers with delays uniform in
  * [1 ms, 1 s], started from one thread, on the service (1 ms and 100 us
@@ -46,6 +49,7 @@
 
 #include "twheel.h"
 #include "svcbench.h"
+#include "refwheel.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -228,6 +232,44 @@ static void locked_teardown(void *p, size_t n)
     (void)n;
     struct locked_st *st = p;
     tw_destroy(st->tw);
+    free(st->t);
+    free(st);
+}
+
+/* the lean reference wheel (refwheel.c), bare, virtual time: one thread:
+ * what a linked wheel costs at this operation with a 32-byte node, no
+ * checks and no lock. */
+struct rw_st {
+    struct rw_wheel w;
+    struct rw_timer *t;
+};
+static void *rw_setup(size_t n, unsigned threads)
+{
+    (void)threads;
+    struct rw_st *st = calloc(1, sizeof *st);
+    if (!st)
+        die("out of memory");
+    rw_init(&st->w, 0);
+    st->t = calloc(n, sizeof *st->t);
+    if (!st->t)
+        die("out of memory");
+    for (size_t i = 0; i < n; i++) {
+        rw_timer_init(&st->t[i], NULL);
+        rw_start(&st->w, &st->t[i], 3600000 + i % 1000);
+    }
+    return st;
+}
+static void rw_op(void *p, size_t i, uint64_t *seed)
+{
+    struct rw_st *st = p;
+    if (rw_pending(&st->t[i]))
+        rw_stop(&st->t[i]);
+    rw_start(&st->w, &st->t[i], 3600000 + rnd(seed) % 1000);
+}
+static void rw_teardown(void *p, size_t n)
+{
+    (void)n;
+    struct rw_st *st = p;
     free(st->t);
     free(st);
 }
@@ -651,6 +693,8 @@ static void ibox_teardown(void *p, size_t n)
 static struct target targets[] = {
     {"facility", "the bare single-threaded facility", (size_t)-1, 1, facility_setup,
      facility_op, locked_teardown},
+    {"refwheel", "the lean reference wheel (bench/refwheel.c), bare", (size_t)-1, 1,
+     rw_setup, rw_op, rw_teardown},
     {"service", "tw_service, 2 shards, placement by thread, each start after an interval "
      "(a clock read)", (size_t)-1, 0, svc_setup, svc_op, svc_teardown},
     {"service_at", "the same, each start at a time on the clock from a reading taken once "
@@ -1040,7 +1084,7 @@ int main(int argc, char **argv)
 {
     double thr[8] = {1, 2, 4, 8}, ns[8] = {1e3, 1e4, 1e5, 1e6};
     int nthr = 4, nn = 4;
-    const char *tlist = "facility,service,service_at,inbox,locked,heap,ordered,posix,timerfd";
+    const char *tlist = "facility,refwheel,service,service_at,inbox,locked,heap,ordered,posix,timerfd";
     uint64_t ms = 300;
     size_t nlate = 100000;
     for (int a = 1; a < argc; a++) {
@@ -1084,9 +1128,8 @@ int main(int argc, char **argv)
                     "[--shards S] [--placement P] [--scheme NAME] [--slots K] [--lateness N]\n"
                     "  --threads   producer threads (default 1,2,4,8)\n"
                     "  --n         pending timers (default 1e3,1e4,1e5,1e6)\n"
-                    "  --target    facility,service,service_at,inbox,locked,heap,ordered,posix,\n"
-                    "              timerfd "
-                    "(default all)\n"
+                    "  --target    facility,refwheel,service,service_at,inbox,locked,heap,\n"
+                    "              ordered,posix,timerfd (default all)\n"
                     "  --ms        milliseconds per cell (default 300)\n"
                     "  --shards    the service's shards (default 2)\n"
                     "  --placement the service's placement: timer, thread, ttl (default thread)\n"

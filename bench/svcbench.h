@@ -8,8 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The targets, in twsvc's order: facility, service, service_at, inbox,
- * locked, heap, ordered, posix, timerfd; each with a line for a legend. */
+/* The targets, in twsvc's order: facility, refwheel, service, service_at,
+ * inbox, locked, heap, ordered, posix, timerfd; each with a line for a
+ * legend. */
 int svc_target_count(void);
 const char *svc_target_name(int k);
 const char *svc_target_what(int k);
