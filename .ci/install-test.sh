@@ -5,7 +5,8 @@
 #   1. pkg-config, static library (-Wl,-Bstatic around the pkg-config libs);
 #   2. pkg-config, shared library, run with LD_LIBRARY_PATH, and again
 #      linked with an rpath (runs with no environment at all);
-#   3. a CMake project that uses find_package(twheel) and twheel::twheel;
+#   3. a CMake project that uses find_package(twheel) and twheel::twheel,
+#      and one that uses the installed timerfd driver, twheel::timerfd;
 #   4. a static-only install (-DTW_BUILD_SHARED=OFF): plain pkg-config
 #      links it statically;
 #   5. add_subdirectory() and FetchContent: the parent keeps its own build
@@ -87,6 +88,57 @@ cmake -S "$work/consumer" -B "$work/consumer/build" -DCMAKE_PREFIX_PATH="$prefix
 cmake --build "$work/consumer/build" >>"$work/consumer.log" || { cat "$work/consumer.log"; exit 1; }
 out=$("$work/consumer/build/hello")
 check_output "CMake find_package" "$out"
+
+# The drivers this build made are installed with it: find_package gives
+# twheel::timerfd (and twheel::uv, twheel::ev where they were built).
+if [ -f "$prefix/include/twheel_timerfd.h" ]; then
+  step "CMake find_package(twheel): twheel::timerfd"
+  mkdir -p "$work/consumer-fd"
+  cat >"$work/consumer-fd/fd.c" <<'C'
+#include <poll.h>
+#include <stdio.h>
+#include <twheel_timerfd.h>
+static int fired;
+static void on_timer(struct tw *tw, struct tw_timer *t) { (void)tw; (void)t; fired++; }
+int main(void)
+{
+    struct tw_clock clk;
+    struct tw *tw;
+    struct tw_timerfd d;
+    struct tw_timer t;
+    if (tw_clock_init(&clk, TW_CLOCK_MONOTONIC, TW_MSEC(1)) != 0 ||
+        tw_clock_create(&tw, NULL, &clk) != 0 || tw_timerfd_open(&d, tw, &clk) != 0)
+        return 1;
+    tw_timer_init(&t, on_timer);
+    tw_clock_start(&clk, tw, &t, TW_MSEC(2));
+    if (tw_timerfd_sync(&d) != 0)
+        return 1;
+    while (!fired) {
+        struct pollfd p = {.fd = tw_timerfd_fd(&d), .events = POLLIN};
+        if (poll(&p, 1, 10000) != 1 || tw_timerfd_dispatch(&d) < 0)
+            return 1;
+    }
+    printf("timerfd: fired %d\n", fired);
+    tw_timerfd_close(&d);
+    return tw_destroy(tw);
+}
+C
+  cat >"$work/consumer-fd/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.16)
+project(twheel_consumer_fd C)
+find_package(twheel 0.1 REQUIRED)
+add_executable(fd fd.c)
+target_link_libraries(fd PRIVATE twheel::timerfd)
+CMAKE
+  cmake -S "$work/consumer-fd" -B "$work/consumer-fd/build" -DCMAKE_PREFIX_PATH="$prefix" \
+    >"$work/consumer-fd.log" || { cat "$work/consumer-fd.log"; exit 1; }
+  cmake --build "$work/consumer-fd/build" >>"$work/consumer-fd.log" ||
+    { cat "$work/consumer-fd.log"; exit 1; }
+  out=$("$work/consumer-fd/build/fd")
+  [ "$out" = "timerfd: fired 1" ] ||
+    { echo "install-test: the twheel::timerfd program printed: $out" >&2; exit 1; }
+  echo "install-test: twheel::timerfd ok"
+fi
 
 step "static-only install (-DTW_BUILD_SHARED=OFF)"
 cmake -S "$root" -B "$work/build-static" -DCMAKE_BUILD_TYPE=Release -DTW_BUILD_SHARED=OFF \
