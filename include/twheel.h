@@ -13,7 +13,8 @@
  * from the facility's current time, tw_now(): the last `now` it was given,
  * or struct tw_config.start before the first advance.  tw_create(&tw, NULL)
  * starts at tick 0.  With a real clock, start the facility at the clock's
- * current value (cfg.start = now_ms(), see the README): a facility left at
+ * current value (cfg.start = your clock's reading, or tw_clock_create(),
+ * which does it: the README's example): a facility left at
  * 0 and then advanced to a monotonic clock's reading fires every timer
  * started before that first advance at once, since their deadlines were
  * counted from 0.
