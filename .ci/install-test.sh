@@ -6,7 +6,8 @@
 #   2. pkg-config, shared library, run with LD_LIBRARY_PATH, and again
 #      linked with an rpath (runs with no environment at all);
 #   3. a CMake project that uses find_package(twheel) and twheel::twheel,
-#      and one that uses the installed timerfd driver, twheel::timerfd;
+#      and one for each installed loop driver (twheel::timerfd on Linux;
+#      twheel::uv and twheel::ev where libuv and libev are installed);
 #   4. a static-only install (-DTW_BUILD_SHARED=OFF): plain pkg-config
 #      links it statically;
 #   5. add_subdirectory() and FetchContent: the parent keeps its own build
@@ -90,11 +91,32 @@ out=$("$work/consumer/build/hello")
 check_output "CMake find_package" "$out"
 
 # The drivers this build made are installed with it: find_package gives
-# twheel::timerfd (and twheel::uv, twheel::ev where they were built).
-if [ -f "$prefix/include/twheel_timerfd.h" ]; then
+# twheel::timerfd on Linux, and twheel::uv and twheel::ev where libuv and
+# libev were found (their configure lines say).  driver_consumer D EXPECTED:
+# $work/consumer-D/D.c, built through find_package against twheel::D and
+# run, must print EXPECTED.
+driver_consumer() {
+  local d=$1 dir="$work/consumer-$1"
+  cat >"$dir/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.16)
+project(twheel_consumer_$d C)
+find_package(twheel 0.1 REQUIRED)
+add_executable($d $d.c)
+target_link_libraries($d PRIVATE twheel::$d)
+CMAKE
+  cmake -S "$dir" -B "$dir/build" -DCMAKE_PREFIX_PATH="$prefix" >"$dir.log" ||
+    { cat "$dir.log"; exit 1; }
+  cmake --build "$dir/build" >>"$dir.log" || { cat "$dir.log"; exit 1; }
+  out=$("$dir/build/$d")
+  [ "$out" = "$2" ] || { echo "install-test: the twheel::$d program printed: $out" >&2; exit 1; }
+  echo "install-test: twheel::$d ok"
+}
+if [ "$(uname -s)" = Linux ]; then
+  [ -f "$prefix/include/twheel_timerfd.h" ] ||
+    { echo "install-test: the timerfd driver was not installed" >&2; exit 1; }
   step "CMake find_package(twheel): twheel::timerfd"
-  mkdir -p "$work/consumer-fd"
-  cat >"$work/consumer-fd/fd.c" <<'C'
+  mkdir -p "$work/consumer-timerfd"
+  cat >"$work/consumer-timerfd/timerfd.c" <<'C'
 #include <poll.h>
 #include <stdio.h>
 #include <twheel_timerfd.h>
@@ -123,22 +145,23 @@ int main(void)
     return tw_destroy(tw);
 }
 C
-  cat >"$work/consumer-fd/CMakeLists.txt" <<'CMAKE'
-cmake_minimum_required(VERSION 3.16)
-project(twheel_consumer_fd C)
-find_package(twheel 0.1 REQUIRED)
-add_executable(fd fd.c)
-target_link_libraries(fd PRIVATE twheel::timerfd)
-CMAKE
-  cmake -S "$work/consumer-fd" -B "$work/consumer-fd/build" -DCMAKE_PREFIX_PATH="$prefix" \
-    >"$work/consumer-fd.log" || { cat "$work/consumer-fd.log"; exit 1; }
-  cmake --build "$work/consumer-fd/build" >>"$work/consumer-fd.log" ||
-    { cat "$work/consumer-fd.log"; exit 1; }
-  out=$("$work/consumer-fd/build/fd")
-  [ "$out" = "timerfd: fired 1" ] ||
-    { echo "install-test: the twheel::timerfd program printed: $out" >&2; exit 1; }
-  echo "install-test: twheel::timerfd ok"
+  driver_consumer timerfd "timerfd: fired 1"
 fi
+# twheel::uv, twheel::ev: a program that includes the driver's header and
+# calls the library it drives.
+for d in uv ev; do
+  if ! grep -q "building the lib$d driver" "$work/configure.log"; then
+    echo "install-test: twheel::$d not built here (lib$d not installed): skipped"
+    continue
+  fi
+  step "CMake find_package(twheel): twheel::$d"
+  mkdir -p "$work/consumer-$d"
+  call='uv_version() != 0'
+  [ $d = ev ] && call='ev_version_major() != 0'
+  printf '#include <stdio.h>\n#include <twheel_%s.h>\nint main(void) { printf("%s: %%d\\n", %s); return 0; }\n' \
+    "$d" "$d" "$call" >"$work/consumer-$d/$d.c"
+  driver_consumer "$d" "$d: 1"
+done
 
 step "static-only install (-DTW_BUILD_SHARED=OFF)"
 cmake -S "$root" -B "$work/build-static" -DCMAKE_BUILD_TYPE=Release -DTW_BUILD_SHARED=OFF \

@@ -9,8 +9,9 @@
  * threads; each thread, for MS milliseconds, stops a random timer of its
  * own and starts it again an hour out (one operation: stop + start).  The
  * figure is operations per second over all threads, and the latency of
- * every 16th operation (p50, p99: each timed with CLOCK_MONOTONIC, about
- * 20 ns of the figure).  Targets:
+ * every 16th operation (p50, p99: each timed with CLOCK_MONOTONIC, a
+ * clock read of the figure: 32 ns on the AMD VM of docs/service.md).
+ * Targets:
  *
  *   service     tw_service, S shards (default 2: the cores), a lock each
  *   service_at  the same, each start at a time on the clock

@@ -3,7 +3,8 @@
 # (each start after an interval, and at a time on the clock)
 # against a mutex + heap thread, one facility behind one mutex, the ordered
 # list behind one mutex, POSIX timers and a timerfd per timer, from 1, 2, 4
-# and 8 producer threads at n = 10^3 .. 10^6 pending timers, and the
+# and 8 producer threads at n = 10^3 .. 10^6 pending timers, beside the
+# bare facility and twbench's lean reference wheel (one thread), and the
 # lateness of 10^5 expiries on the real clock.
 #
 #   ./scripts/service-bench.sh            about 1 minute: 300 ms per cell
