@@ -12,8 +12,8 @@
  * --ops K and once with --ops 0 (the same set-up, nothing measured), sums
  * the self cost of the functions whose source is the library's
  * (scripts/callgrind-ir.sh: files under src/, or bench/refwheel.[ch] for
- * the reference wheel; inline code counted where it was inlined, this
- * program's loop and callbacks not), and divides the difference by the
+ * the reference wheel; inline code counted where it was inlined, system
+ * headers' too, this program's loop and callbacks not), and divides the difference by the
  * operations this program prints:
  *
  *   churn       n timers at intervals in [2^20, 2^21], time frozen; K times

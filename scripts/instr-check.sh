@@ -32,11 +32,11 @@ command -v valgrind >/dev/null || "$root/scripts/deps.sh" --pkg valgrind ||
 
 # workload n ceiling goal: library instructions per operation
 cells='
-churn        1e4 60   45
-churn        1e6 60   45
+churn        1e4 64   45
+churn        1e6 64   45
 expire-next  1e3 350  350
 expire-next  1e4 320  350
-tcp          1e4 80   81.7
+tcp          1e4 83   81.7
 '
 # simulated L1D misses per churn operation at 10^6: ceiling, goal
 d1_ceiling=3.4

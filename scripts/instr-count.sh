@@ -9,8 +9,9 @@
 # twice, with --ops K (default 20000) and with --ops 0 (the same set-up,
 # nothing measured).  The library's share of each run is the sum of the
 # self cost of every function whose source is under DIR/src (inline code
-# included, wherever it was inlined; twinstr's loop and callbacks and libc
-# excluded), and the figure is the difference of the two runs divided by
+# included, wherever it was inlined, and what the compiler inlined into
+# those functions from the system's headers, such as a 16-byte store's
+# intrinsic; twinstr's loop and callbacks and libc excluded), and the figure is the difference of the two runs divided by
 # the operations twinstr reports.  Workloads (bench/instr.c says what each
 # operation is): churn, churn-one, startstop, expire, expire-next, tcp.
 #
