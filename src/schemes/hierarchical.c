@@ -255,17 +255,17 @@ static TW_NOINLINE void migrate_interleaved(struct hier_state *h, struct tw_link
  * node's links are rewritten where it goes, and no store reaches the next
  * node, the line a pop would write and the walk waits for.  (A node's lane
  * is tw_lane_of() of its address wherever it is placed, so lane k also
- * gives the due timers their ready lane.)  With several lanes and
- * `many` pending timers the lanes are walked interleaved, else one after
- * the other, the fewer instructions. */
-TW_INLINE void migrate_slot(struct hier_state *h, size_t i, tw_time_t now, struct tw_ready *out,
-                            bool many)
+ * gives the due timers their ready lane.)  With several lanes and at
+ * least h->many pending timers the lanes are walked interleaved, else one
+ * after the other, the fewer instructions. */
+TW_INLINE void migrate_slot(const struct tw *tw, struct hier_state *h, size_t i, tw_time_t now,
+                            struct tw_ready *out)
 {
     struct tw_link *head = &h->s.head[i << TW_LANE_SHIFT];
     unsigned live = h->s.lanes[i];
     h->s.lanes[i] = 0;
     tw_bm_clear(h->s.bm, i);
-    if ((live & (live - 1)) != 0 && many)
+    if ((live & (live - 1)) != 0 && tw->count >= h->many)
         migrate_interleaved(h, head, live, now, out);
     else
         migrate_lanes(h, head, live, now, out);
@@ -299,7 +299,7 @@ TW_INLINE void collect_levels_words(struct tw *tw, struct hier_state *h, tw_time
     for (uint64_t y = x & ((UINT64_C(1) << d) - 1); y; y &= y - 1)
         tw_slots_take(&h->s, top + (size_t)tw_ctz64(y), out, TW_LANE_SHIFT);
     if ((x >> d) & 1)
-        migrate_slot(h, top + d, now, out, tw->count >= h->many);
+        migrate_slot(tw, h, top + d, now, out);
 }
 
 /* The same with more than 64 slots: at each level whose digit changed, the
@@ -332,7 +332,7 @@ static TW_NOINLINE void collect_levels_wide(struct tw *tw, struct hier_state *h,
         nl = nu;
     }
     if (up != SIZE_MAX)
-        migrate_slot(h, up, now, out, tw->count >= h->many);
+        migrate_slot(tw, h, up, now, out);
 }
 
 /* Collect with B = bits, a constant where the caller passes one.  An
