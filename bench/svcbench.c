@@ -1071,14 +1071,63 @@ static int in_list(const char *list, const char *name)
     return 0;
 }
 
-static int parse_list(const char *s, double *out, int max)
+/* The number `v` given to option `opt`, in [lo, hi]; anything else ends
+ * the program with a message that names the option. */
+static double parse_num(const char *opt, const char *v, double lo, double hi)
+{
+    char *end = NULL;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (end == v || *end != '\0' || errno != 0 || !(x >= lo && x <= hi)) {
+        fprintf(stderr, "twsvc: %s: a number from %.15g to %.15g, not '%s'\n", opt, lo, hi, v);
+        exit(2);
+    }
+    return x;
+}
+
+/* A comma-separated list of such numbers: how many (1 to max). */
+static int parse_list(const char *opt, const char *s, double lo, double hi, double *out, int max)
 {
     int k = 0;
     char *dup = strdup(s), *save = NULL;
-    for (char *t = strtok_r(dup, ",", &save); t && k < max; t = strtok_r(NULL, ",", &save))
-        out[k++] = atof(t);
+    if (!dup)
+        die("out of memory");
+    for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (k == max) {
+            fprintf(stderr, "twsvc: %s: at most %d values\n", opt, max);
+            exit(2);
+        }
+        out[k++] = parse_num(opt, t, lo, hi);
+    }
     free(dup);
+    if (k == 0) {
+        fprintf(stderr, "twsvc: %s: a list of numbers, not '%s'\n", opt, s);
+        exit(2);
+    }
     return k;
+}
+
+/* Is the service the options describe one the library accepts?  Asked
+ * once, before any table, so that a bad --shards, --scheme or --slots is
+ * a message, not a failure halfway through a run. */
+static void check_service_config(void)
+{
+    struct tw_service_config cfg;
+    tw_service_config_init(&cfg);
+    svc_facility(&cfg.facility);
+    cfg.shards = opt_shards;
+    cfg.placement = opt_placement;
+    struct tw_service *svc;
+    int rc = tw_service_create(&svc, &cfg);
+    if (rc != 0) {
+        fprintf(stderr,
+                "twsvc: --shards %u --scheme %s --slots %u: the library refuses that "
+                "service: %s (%s)\n",
+                opt_shards, tw_scheme_name(opt_scheme), (unsigned)opt_slots, tw_strerror(rc),
+                tw_err_name(rc));
+        exit(2);
+    }
+    tw_service_destroy(svc);
 }
 
 int main(int argc, char **argv)
@@ -1091,15 +1140,15 @@ int main(int argc, char **argv)
     for (int a = 1; a < argc; a++) {
         const char *v = a + 1 < argc ? argv[a + 1] : NULL;
         if (!strcmp(argv[a], "--threads") && v)
-            nthr = parse_list(v, thr, 8), a++;
+            nthr = parse_list("--threads", v, 1, 1024, thr, 8), a++;
         else if (!strcmp(argv[a], "--n") && v)
-            nn = parse_list(v, ns, 8), a++;
+            nn = parse_list("--n", v, 1, 1e8, ns, 8), a++;
         else if (!strcmp(argv[a], "--target") && v)
             tlist = v, a++;
         else if (!strcmp(argv[a], "--ms") && v)
-            ms = (uint64_t)atof(v), a++;
+            ms = (uint64_t)parse_num("--ms", v, 1, 3.6e6), a++;
         else if (!strcmp(argv[a], "--shards") && v)
-            opt_shards = (unsigned)strtoul(v, NULL, 10), a++;
+            opt_shards = (unsigned)parse_num("--shards", v, 0, 65535), a++;
         else if (!strcmp(argv[a], "--placement") && v) {
             opt_placement = 99;
             for (uint32_t k = 0; k < 3; k++)
@@ -1119,10 +1168,10 @@ int main(int argc, char **argv)
             opt_scheme = (enum tw_scheme)sc;
             a++;
         } else if (!strcmp(argv[a], "--slots") && v) {
-            opt_slots = (uint32_t)strtoul(v, NULL, 10);
+            opt_slots = (uint32_t)parse_num("--slots", v, 0, 4294967295.0);
             a++;
         } else if (!strcmp(argv[a], "--lateness") && v)
-            nlate = (size_t)atof(v), a++;
+            nlate = (size_t)parse_num("--lateness", v, 0, 1e8), a++;
         else {
             fprintf(stderr,
                     "usage: twsvc [--threads LIST] [--n LIST] [--target LIST] [--ms MS] "
@@ -1140,6 +1189,7 @@ int main(int argc, char **argv)
             return strcmp(argv[a], "--help") ? 2 : 0;
         }
     }
+    check_service_config();
     svc_raise_nofile();
     double load[3] = {0, 0, 0};
     getloadavg(load, 3);

@@ -1,11 +1,12 @@
 #!/bin/sh
-# Bad input to twbench, twbench advise and twfloor: each case must exit 2
-# at once with exactly one line on stderr that names the option at fault,
-# write nothing to stdout, and leave no output file behind.
+# Bad input to twbench, twbench advise, twfloor and twsvc: each case must
+# exit 2 at once with exactly one line on stderr that names the option at
+# fault, write nothing to stdout, and leave no output file behind.
 #
-#   bench/usage-check.sh path/to/twbench path/to/twfloor
+#   bench/usage-check.sh path/to/twbench path/to/twfloor path/to/twsvc
 twbench=$1
 twfloor=$2
+twsvc=$3
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fails=0
@@ -82,6 +83,18 @@ case_ "$twfloor" "--reps" --reps 1000
 case_ "$twfloor" "--scheme" --scheme nosuch
 case_ "$twfloor" "--pad" --pad
 case_ "$twfloor" "--nosuch" --nosuch 1
+# twsvc: each value checked as it is read, the service's configuration
+# before the first table
+case_ "$twsvc" "--threads" --threads 0 --lateness 0
+case_ "$twsvc" "--threads" --threads 1,x --lateness 0
+case_ "$twsvc" "--n" --n '' --lateness 0
+case_ "$twsvc" "--ms" --ms -5 --lateness 0
+case_ "$twsvc" "--lateness" --lateness 1e3x
+case_ "$twsvc" "--slots" --slots abc --lateness 0
+case_ "$twsvc" "--slots" --slots 3 --n 1e3 --threads 1 --ms 1 --lateness 0
+case_ "$twsvc" "--shards" --shards 0 --n 1e3 --threads 1 --ms 1 --lateness 0
+case_ "$twsvc" "--scheme" --scheme nosuch --lateness 0
+case_ "$twsvc" "--placement" --placement nosuch --lateness 0
 
 if [ -e /proc/twbench-no ] || [ -e "$dir/no" ]; then
   echo "usage-check: a refused output path was created" >&2

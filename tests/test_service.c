@@ -952,8 +952,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "twheel_service %s: %lu failures\n", argv[1], f);
         return 1;
     }
-    printf("twheel_service %s: ok (ticks collected ahead: %llu; the stop and restart of a "
-           "collected timer met %u of 3 times)\n",
+    printf("twheel_service %s: ok (ticks collected ahead: %llu; a stop and a restart met a "
+           "timer collected ahead with %u of the 3 placements)\n",
            argv[1], ahead_total, 3 - ahead_ops_skipped);
     return 0;
 }
