@@ -23,6 +23,9 @@ int tw_ev_init(struct tw_ev *d, struct ev_loop *loop, struct tw *tw, struct tw_c
 {
     if (d == NULL || loop == NULL || tw == NULL || clk == NULL)
         return TW_EINVAL;
+    int rc = tw_wake_check(clk, tw);
+    if (rc != 0)
+        return rc;
     ev_timer_init(&d->timer, on_ev_timer, 0., 0.);
     d->timer.data = d;
     d->loop = loop;

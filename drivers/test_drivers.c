@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #if defined(DRV_TIMERFD)
+#include <fcntl.h>
 #include "twheel_timerfd.h"
 #include <sys/epoll.h>
 #define DRV_NAME "timerfd"
@@ -254,8 +255,51 @@ static void run_scheme(enum tw_scheme s)
     CHECK(tw_destroy(tw) == 0);
 }
 
+#if defined(DRV_TIMERFD)
+static int open_fds(void)
+{
+    int n = 0;
+    for (int fd = 0; fd < 1024; fd++)
+        n += fcntl(fd, F_GETFD) != -1;
+    return n;
+}
+#endif
+
+/* A clock never initialised is refused (TW_EINVAL) before the driver
+ * makes anything: no descriptor left open, no handle left on the loop. */
+static void bad_clock(void)
+{
+    scheme_name = "bad input";
+    struct tw *tw;
+    CHECK(tw_create(&tw, NULL) == 0);
+    struct tw_clock never;
+    memset(&never, 0, sizeof never);
+#if defined(DRV_TIMERFD)
+    struct tw_timerfd d;
+    int before = open_fds();
+    CHECK(tw_timerfd_open(&d, tw, &never) == TW_EINVAL);
+    CHECK(open_fds() == before);
+#elif defined(DRV_UV)
+    uv_loop_t loop;
+    struct tw_uv d;
+    CHECK(uv_loop_init(&loop) == 0);
+    CHECK(tw_uv_init(&d, &loop, tw, &never) == TW_EINVAL);
+    CHECK(uv_loop_close(&loop) == 0); /* UV_EBUSY if a handle were left */
+#else
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    struct tw_ev d;
+    CHECK(loop != NULL);
+    if (loop) {
+        CHECK(tw_ev_init(&d, loop, tw, &never) == TW_EINVAL);
+        ev_loop_destroy(loop);
+    }
+#endif
+    CHECK(tw_destroy(tw) == 0);
+}
+
 int main(int argc, char **argv)
 {
+    bad_clock();
     int ran = 0;
     for (int s = 0; s < TW_SCHEME_COUNT; s++) {
         if (!tw_scheme_available((enum tw_scheme)s))

@@ -22,6 +22,9 @@ int tw_timerfd_open(struct tw_timerfd *d, struct tw *tw, struct tw_clock *clk)
 {
     if (d == NULL || tw == NULL || clk == NULL || clk->tw_source == TW_CLOCK_USER)
         return TW_EINVAL;
+    int rc = tw_wake_check(clk, tw);
+    if (rc != 0)
+        return rc;
     clockid_t id = clk->tw_source == TW_CLOCK_BOOTTIME ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
     int fd = timerfd_create(id, TFD_NONBLOCK | TFD_CLOEXEC);
     if (fd < 0)
@@ -32,7 +35,12 @@ int tw_timerfd_open(struct tw_timerfd *d, struct tw *tw, struct tw_clock *clk)
     d->armed = 0;
     d->armed_ns = 0;
     d->settimes = 0;
-    return tw_timerfd_sync(d);
+    rc = tw_timerfd_sync(d);
+    if (rc != 0) {
+        close(fd); /* nothing left open on error */
+        d->fd = -1;
+    }
+    return rc;
 }
 
 int tw_timerfd_fd(const struct tw_timerfd *d)

@@ -33,7 +33,8 @@ struct tw_ev {
     uint64_t wakeups;
 };
 
-/* Set up the driver on `loop` for `tw` on `clk`.  Returns 0 or TW_EINVAL. */
+/* Set up the driver on `loop` for `tw` on `clk`.  Returns 0 or TW_EINVAL
+ * (NULL, or a clock never initialised); on error nothing is set up. */
 int tw_ev_init(struct tw_ev *d, struct ev_loop *loop, struct tw *tw, struct tw_clock *clk);
 
 /* Re-arm (or stop) the ev_timer if the wake-up moved. */

@@ -31,8 +31,9 @@ struct tw_timerfd {
 };
 
 /* Create the timerfd (non-blocking, close-on-exec) for `tw` on `clk`.
- * Returns 0, TW_EINVAL (NULL, or a user clock), or -errno of
- * timerfd_create(). */
+ * Returns 0, TW_EINVAL (NULL, a user clock, or a clock never
+ * initialised), or -errno of timerfd_create() or timerfd_settime(); on
+ * error no descriptor is left open (d->fd is -1 if it was set). */
 int tw_timerfd_open(struct tw_timerfd *d, struct tw *tw, struct tw_clock *clk);
 
 /* The file descriptor to watch for readability. */

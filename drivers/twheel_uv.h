@@ -35,7 +35,8 @@ struct tw_uv {
 };
 
 /* Set up the driver's uv_timer_t on `loop` for `tw` on `clk`.  Returns 0,
- * TW_EINVAL (NULL), or libuv's error. */
+ * TW_EINVAL (NULL, or a clock never initialised, checked before the
+ * handle is made: nothing to close), or libuv's error. */
 int tw_uv_init(struct tw_uv *d, uv_loop_t *loop, struct tw *tw, struct tw_clock *clk);
 
 /* Re-arm (or stop) the uv timer if the wake-up moved.  Returns 0

@@ -21,7 +21,10 @@ int tw_uv_init(struct tw_uv *d, uv_loop_t *loop, struct tw *tw, struct tw_clock 
 {
     if (d == NULL || loop == NULL || tw == NULL || clk == NULL)
         return TW_EINVAL;
-    int rc = uv_timer_init(loop, &d->timer);
+    int rc = tw_wake_check(clk, tw); /* before the handle: nothing to close */
+    if (rc != 0)
+        return rc;
+    rc = uv_timer_init(loop, &d->timer);
     if (rc != 0)
         return rc;
     d->timer.data = d;

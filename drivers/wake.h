@@ -33,4 +33,14 @@ static inline int tw_wake_next(int armed, uint64_t armed_ns, const struct tw_clo
     return 1;
 }
 
+/* 0 if the clock and the facility can drive a loop timer, else the
+ * TW_E* code that tw_wake_next() would give: asked before a driver creates
+ * anything, so that a refused argument leaves nothing to close. */
+static inline int tw_wake_check(const struct tw_clock *c, struct tw *tw)
+{
+    struct timespec ts;
+    int rc = tw_clock_timeout_ts(c, tw, 1, &ts);
+    return rc < 0 ? rc : 0;
+}
+
 #endif /* TWHEEL_DRIVERS_WAKE_H */

@@ -212,12 +212,14 @@ static int wake_at(const struct tw_clock *c, struct tw *tw, uint64_t *at)
 
 int tw_clock_timeout_ms(const struct tw_clock *c, struct tw *tw)
 {
+    /* An error is 0, not a negative code: poll() and epoll_wait() read
+     * any negative timeout as "block forever", and TW_EINVAL is -1. */
     if (!valid(c) || tw == NULL)
-        return TW_EINVAL;
+        return 0;
     uint64_t at;
     int rc = wake_at(c, tw, &at);
     if (rc < 0)
-        return rc;
+        return 0;
     if (rc == 0)
         return -1;
     if (at <= c->tw_ns)
