@@ -274,8 +274,11 @@ TW_EXTERN int tw_config_check(const struct tw_config *cfg, const char **why);
 TW_EXTERN int tw_create(struct tw **out, const struct tw_config *cfg);
 
 /* Destroy a facility.  Timers still pending become idle (not fired) and may
- * be started again elsewhere.  Returns 0, TW_EINVAL for NULL, or TW_EBUSY
- * when called from one of this facility's callbacks (then nothing happens). */
+ * be started again elsewhere: destroy writes to each of them, so their
+ * memory must still be valid (free the structs that hold pending timers
+ * after tw_destroy(), or stop those timers first).  Returns 0, TW_EINVAL
+ * for NULL, or TW_EBUSY when called from one of this facility's callbacks
+ * (then nothing happens). */
 TW_EXTERN int tw_destroy(struct tw *tw);
 
 /* ------------------------------------------------------------------- timers */
@@ -290,8 +293,9 @@ TW_EXTERN void tw_timer_set_callback(struct tw_timer *timer, tw_callback *fn);
 
 /* Start `timer` to expire `interval` ticks after the facility's current time
  * (saturating at TW_TIME_MAX, never wrapping).  A pending timer is re-armed.
- * Interval 0 (or a deadline not after now) fires at the next tw_advance(),
- * even one from inside a callback's advance.  Returns 0, or the first that
+ * Interval 0 (or a deadline not after now) fires at the next tw_advance();
+ * started from a callback, at the advance after the one running, never in
+ * it.  Returns 0, or the first that
  * applies of TW_EINVAL (NULL), TW_ENOTINIT, TW_EOWNER (pending on another
  * facility), TW_ERANGE (wheel: interval above MaxInterval) and TW_ENOMEM
  * (heap, lawn, hybrid: growth); on error the timer and the facility are as
@@ -605,15 +609,20 @@ TW_EXTERN int tw_periodic_init(struct tw_periodic *p, tw_periodic_fn *fn, enum t
 
 /* Start (or restart) `p` with period `period` ticks (>= 1): due at
  * first, first + period, first + 2 period, ... tw_periodic_start() takes
- * first = tw_now(tw) + period.  Returns 0, TW_EINVAL (NULL, period 0, p
- * not initialised), or tw_start_at()'s errors (TW_ERANGE: wheel, a period
- * beyond MaxInterval); on error `p` is as it was. */
+ * first = tw_now(tw) + period.  Returns 0, TW_EINVAL (NULL, period 0),
+ * TW_ENOTINIT (p never initialised), or tw_start_at()'s errors (TW_ERANGE:
+ * wheel, a period beyond MaxInterval); on error `p` is as it was. */
 TW_EXTERN int tw_periodic_start(struct tw *tw, struct tw_periodic *p, tw_time_t period);
 TW_EXTERN int tw_periodic_start_at(struct tw *tw, struct tw_periodic *p, tw_time_t first,
                                    tw_time_t period);
 
-/* Stop `p`: 1 if it was pending, 0 if not, or tw_stop()'s errors. */
+/* Stop `p`: 1 if it was pending, 0 if not, TW_EINVAL (NULL), TW_ENOTINIT
+ * (never initialised), or tw_stop()'s errors. */
 TW_EXTERN int tw_periodic_stop(struct tw *tw, struct tw_periodic *p);
+
+/* 1 if `p` is pending (started and neither stopped nor past its last run,
+ * at the end of time), else 0 (NULL and never initialised included). */
+TW_EXTERN int tw_periodic_pending(const struct tw_periodic *p);
 
 /* The deadline of the next expiry (meaningful while pending). */
 TW_EXTERN tw_time_t tw_periodic_next(const struct tw_periodic *p);
@@ -844,7 +853,9 @@ enum tw_placement {
 struct tw_service_config {
     /* Each shard's facility, as tw_create() takes it (tw_config_init()'s
      * defaults: the hierarchical wheel); its `start` is ignored, the
-     * service sets it from the clock. */
+     * service sets it from the clock.  Every shard uses its `allocator`,
+     * each under its own lock, so with more than one shard the allocator
+     * is called from several threads at once: it must be thread-safe. */
     struct tw_config facility;
     uint64_t tick_ns;           /* real time per tick, TW_TICK_NS_MIN..MAX */
     uint32_t shards;            /* worker threads, 1..TW_SERVICE_MAX_SHARDS */
@@ -877,7 +888,8 @@ enum tw_shutdown {
  * fired at its deadline, however far (there is no timeout: stop the far
  * ones first).  Then it joins the threads:
  * when it returns, no callback is running and none will run, and every
- * timer of the service is idle.  Returns 0, TW_EINVAL (NULL),
+ * timer of the service is idle (CANCEL writes to each pending timer: its
+ * memory must still be valid).  Returns 0, TW_EINVAL (NULL),
  * TW_ESHUTDOWN (already shut down), or TW_EDEADLK when called from one of
  * the service's callbacks (nothing changes). */
 TW_EXTERN int tw_service_shutdown(struct tw_service *svc, enum tw_shutdown how);
@@ -896,9 +908,10 @@ TW_EXTERN void tw_stimer_init(struct tw_stimer *t, tw_stimer_fn *fn);
  * tick: never early), from any thread; a pending timer is re-armed.  The
  * new generation goes to *gen (gen may be NULL).  Returns 0, or TW_EINVAL
  * (NULL svc or t), TW_ENOTINIT (t never initialised), TW_EOWNER (t is
- * pending or running on another service), TW_ERANGE (beyond the scheme's
- * range), TW_ENOMEM (a scheme that grows), TW_ESHUTDOWN; on error t is as
- * it was. */
+ * pending on another service; one whose callback runs on another is not
+ * caught: see "A timer belongs to one service" above), TW_ERANGE (beyond
+ * the scheme's range), TW_ENOMEM (a scheme that grows), TW_ESHUTDOWN; on
+ * error t is as it was. */
 TW_EXTERN int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint64_t ns,
                                uint64_t *gen);
 

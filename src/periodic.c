@@ -80,15 +80,27 @@ int tw_periodic_init(struct tw_periodic *p, tw_periodic_fn *fn, enum tw_missed p
     return 0;
 }
 
+/* The checks every call on a periodic timer makes: NULL is TW_EINVAL, a
+ * timer never initialised TW_ENOTINIT (as tw_start() says of a node). */
+static int check_periodic(const struct tw_periodic *p)
+{
+    if (p == NULL)
+        return TW_EINVAL;
+    return valid(p) ? 0 : TW_ENOTINIT;
+}
+
 int tw_periodic_start_at(struct tw *tw, struct tw_periodic *p, tw_time_t first, tw_time_t period)
 {
-    if (tw == NULL || !valid(p) || period == 0)
+    if (tw == NULL || period == 0)
         return TW_EINVAL;
+    int rc = check_periodic(p);
+    if (rc != 0)
+        return rc;
     /* A scheme with a range (wheel) must take every re-arm: the longest is
      * one period after a deadline that was due, at most the period. */
     if (period > tw_max_interval(tw))
         return TW_ERANGE;
-    int rc = tw_start_at(tw, &p->tw_timer, first);
+    rc = tw_start_at(tw, &p->tw_timer, first);
     if (rc != 0)
         return rc;
     p->tw_period = period;
@@ -98,16 +110,25 @@ int tw_periodic_start_at(struct tw *tw, struct tw_periodic *p, tw_time_t first, 
 
 int tw_periodic_start(struct tw *tw, struct tw_periodic *p, tw_time_t period)
 {
-    if (tw == NULL || !valid(p) || period == 0)
+    if (tw == NULL || period == 0)
         return TW_EINVAL;
+    int rc = check_periodic(p);
+    if (rc != 0)
+        return rc;
     return tw_periodic_start_at(tw, p, tw_sat_add(tw_now(tw), period), period);
 }
 
 int tw_periodic_stop(struct tw *tw, struct tw_periodic *p)
 {
-    if (!valid(p))
-        return TW_EINVAL;
+    int rc = check_periodic(p);
+    if (rc != 0)
+        return rc;
     return tw_stop(tw, &p->tw_timer);
+}
+
+int tw_periodic_pending(const struct tw_periodic *p)
+{
+    return valid(p) && tw_timer_pending(&p->tw_timer);
 }
 
 tw_time_t tw_periodic_next(const struct tw_periodic *p)

@@ -577,6 +577,7 @@ static void case_periodic_callback_ops(struct ctx *c)
     ASSERT_EQ_U64(x.calls, 3);
     ASSERT_EQ_RC(x.rc, 1); /* stopped while re-armed: it was pending */
     ASSERT_EQ_INT(tw_timer_pending(&x.p.tw_timer), 0);
+    ASSERT_EQ_INT(tw_periodic_pending(&x.p), 0);
     ASSERT_EQ_U64(tw_count(tw), 0);
     /* restart from the callback: a new grid from that moment */
     x.stop_at = 0;
@@ -618,6 +619,7 @@ static void case_periodic_end_of_time(struct ctx *c)
         tw_advance(tw, TW_TIME_MAX);
     ASSERT_EQ_U64(x.calls, 2);
     ASSERT_EQ_INT(tw_timer_pending(&x.p.tw_timer), 0);
+    ASSERT_EQ_INT(tw_periodic_pending(&x.p), 0); /* past its last run */
     ASSERT_EQ_U64(tw_count(tw), 0);
     ASSERT_OK(tw_destroy(tw));
 }
@@ -631,8 +633,14 @@ static void case_periodic_bad_input(struct ctx *c)
     ASSERT_EQ_RC(tw_periodic_init(NULL, on_period, TW_MISSED_SKIP), TW_EINVAL);
     ASSERT_EQ_RC(tw_periodic_init(&x.p, NULL, TW_MISSED_SKIP), TW_EINVAL);
     ASSERT_EQ_RC(tw_periodic_init(&x.p, on_period, (enum tw_missed)9), TW_EINVAL);
-    ASSERT_EQ_RC(tw_periodic_start(tw, &raw, 5), TW_EINVAL); /* never initialised */
-    ASSERT_EQ_RC(tw_periodic_stop(tw, &raw), TW_EINVAL);
+    /* never initialised: TW_ENOTINIT, as for a node */
+    ASSERT_EQ_RC(tw_periodic_start(tw, &raw, 5), TW_ENOTINIT);
+    ASSERT_EQ_RC(tw_periodic_start_at(tw, &raw, 5, 5), TW_ENOTINIT);
+    ASSERT_EQ_RC(tw_periodic_stop(tw, &raw), TW_ENOTINIT);
+    ASSERT_EQ_INT(tw_periodic_pending(&raw), 0);
+    ASSERT_EQ_RC(tw_periodic_start(tw, NULL, 5), TW_EINVAL);
+    ASSERT_EQ_RC(tw_periodic_stop(tw, NULL), TW_EINVAL);
+    ASSERT_EQ_INT(tw_periodic_pending(NULL), 0);
     ASSERT_OK(tw_periodic_init(&x.p, on_period, TW_MISSED_SKIP));
     ASSERT_EQ_RC(tw_periodic_start(tw, &x.p, 0), TW_EINVAL);
     ASSERT_EQ_RC(tw_periodic_start(NULL, &x.p, 5), TW_EINVAL);
@@ -647,6 +655,7 @@ static void case_periodic_bad_input(struct ctx *c)
     ASSERT_EQ_RC(tw_periodic_start(tw, &x.p, 0), TW_EINVAL);
     ASSERT_EQ_U64(tw_periodic_next(&x.p), next); /* still pending, unchanged */
     ASSERT_EQ_INT(tw_timer_pending(&x.p.tw_timer), 1);
+    ASSERT_EQ_INT(tw_periodic_pending(&x.p), 1);
     ASSERT_EQ_U64(tw_periodic_count(NULL), 0);
     ASSERT_EQ_U64(tw_periodic_next(NULL), 0);
     ASSERT_OK(tw_destroy(tw));
