@@ -948,6 +948,23 @@ TW_EXTERN int tw_service_stop(struct tw_service *svc, struct tw_stimer *t, uint6
  * code that stops it. */
 TW_EXTERN int tw_service_stop_sync(struct tw_service *svc, struct tw_stimer *t, uint64_t gen);
 
+/* What tw_service_timer_state() returns, OR-ed. */
+enum tw_stimer_state {
+    TW_STIMER_PENDING = 1, /* armed: its callback will run unless stopped */
+    TW_STIMER_RUNNING = 2  /* its callback runs now (a re-arm from it: both) */
+};
+
+/* What `t` does on `svc`: TW_STIMER_PENDING and TW_STIMER_RUNNING OR-ed,
+ * 0 for idle, or TW_EINVAL (NULL svc or t), TW_ENOTINIT, TW_EOWNER
+ * (pending on another service).  While pending, *at_ns (if at_ns is not
+ * NULL) gets its deadline: the start of its tick on CLOCK_MONOTONIC, in
+ * nanoseconds, at or after the time it was started for; else *at_ns is
+ * untouched.  A snapshot under t's shard lock: another thread may change
+ * it as soon as this returns (as with the kernel's timer_pending()), so
+ * act on it only where no other thread starts or stops t. */
+TW_EXTERN int tw_service_timer_state(struct tw_service *svc, struct tw_stimer *t,
+                                     uint64_t *at_ns);
+
 /* Timers pending on the service, all shards (a sum over locked shards: a
  * snapshot, exact when no thread starts or stops). */
 TW_EXTERN size_t tw_service_count(struct tw_service *svc);

@@ -736,6 +736,26 @@ int tw_service_stop_sync(struct tw_service *svc, struct tw_stimer *t, uint64_t g
 
 /* ------------------------------------------------------------ introspection */
 
+int tw_service_timer_state(struct tw_service *svc, struct tw_stimer *t, uint64_t *at_ns)
+{
+    struct shard *sh;
+    int rc = lock_to_stop(svc, t, &sh); /* the checks and the lock of a stop */
+    if (rc)
+        return rc;
+    int state = 0;
+    if (tw_node_pending(&t->tw_node)) {
+        state |= TW_STIMER_PENDING;
+        if (at_ns) {
+            tw_time_t d = tw_timer_deadline(&t->tw_node);
+            *at_ns = d > UINT64_MAX / svc->tick_ns ? UINT64_MAX : d * svc->tick_ns;
+        }
+    }
+    if (sh->running == t)
+        state |= TW_STIMER_RUNNING;
+    tw_lock_release(&sh->lock);
+    return state;
+}
+
 size_t tw_service_count(struct tw_service *svc)
 {
     if (!valid_service(svc))

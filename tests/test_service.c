@@ -14,7 +14,9 @@
  *   - bad input gets its error code and changes nothing;
  *   - a start at a time on the clock (tw_service_start_at) keeps every
  *     rule of a start after an interval (half of the model's starts use
- *     it).
+ *     it);
+ *   - tw_service_timer_state() says idle, pending (with its deadline) and
+ *     running as they are.
  *
  * The stress case runs threads (more than the cores) for a bounded time
  * with random interleavings: `twheel_service SCHEME [SECONDS]`.  It
@@ -909,6 +911,60 @@ static void case_ahead_ops(void)
     ahead_ops_skipped++;
 }
 
+/* tw_service_timer_state(): 0 while idle; pending with its deadline, the
+ * start of a tick at or after the time asked; running while its callback
+ * runs, pending and running once another thread restarts it then; and
+ * the errors of a stop for bad input and a timer of another service. */
+static void case_timer_state(void)
+{
+    const uint64_t tick = TW_MSEC(1);
+    struct tw_service *svc = make(2, tick);
+    if (!svc)
+        return;
+    struct ttimer t;
+    ttimer_init(&t);
+    uint64_t at = 12345;
+    CHECK_EQ(tw_service_timer_state(svc, &t.st, &at), 0);
+    CHECK_EQ(at, 12345); /* untouched unless pending */
+    uint64_t asked = now_ns() + far_ns;
+    CHECK_EQ(tstart_how(svc, &t, asked, 1), 0);
+    CHECK_EQ(tw_service_timer_state(svc, &t.st, &at), TW_STIMER_PENDING);
+    CHECK(at >= asked && at - asked < tick);
+    CHECK_EQ(tw_service_timer_state(svc, &t.st, NULL), TW_STIMER_PENDING);
+    CHECK_EQ(tstop(svc, &t, 0), 1);
+    CHECK_EQ(tw_service_timer_state(svc, &t.st, &at), 0);
+
+    atomic_store(&t.gate, 1); /* its callback waits until the gate opens */
+    CHECK_EQ(tstart(svc, &t, tick), 0);
+    uint64_t end = now_ns() + TW_SEC(30);
+    while (!atomic_load(&t.in_callback) && now_ns() < end)
+        sleep_ns(100000);
+    CHECK(atomic_load(&t.in_callback));
+    CHECK_EQ(tw_service_timer_state(svc, &t.st, NULL), TW_STIMER_RUNNING);
+    CHECK_EQ(tstart(svc, &t, far_ns), 0);
+    CHECK_EQ(tw_service_timer_state(svc, &t.st, NULL), TW_STIMER_PENDING | TW_STIMER_RUNNING);
+    atomic_store(&t.gate, 0);
+    CHECK_EQ(tstop_sync_unlocked(svc, &t), 1);
+    CHECK_EQ(tw_service_timer_state(svc, &t.st, NULL), 0);
+
+    CHECK_EQ(tw_service_timer_state(NULL, &t.st, NULL), TW_EINVAL);
+    CHECK_EQ(tw_service_timer_state(svc, NULL, NULL), TW_EINVAL);
+    struct tw_stimer raw;
+    memset(&raw, 0, sizeof raw);
+    CHECK_EQ(tw_service_timer_state(svc, &raw, NULL), TW_ENOTINIT);
+    struct tw_service *other = make(1, tick);
+    if (other) {
+        CHECK_EQ(tstart(other, &t, far_ns), 0);
+        CHECK_EQ(tw_service_timer_state(svc, &t.st, &at), TW_EOWNER);
+        CHECK_EQ(tw_service_timer_state(other, &t.st, NULL), TW_STIMER_PENDING);
+        CHECK_EQ(tstop(other, &t, 0), 1);
+        CHECK_EQ(tw_service_destroy(other), 0);
+    }
+    CHECK_EQ(tw_service_destroy(svc), 0);
+    CHECK_EQ(t.fires, 1);
+    pthread_mutex_destroy(&t.m);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -942,6 +998,7 @@ int main(int argc, char **argv)
         case_ahead_ops();
         case_idle();
         case_free_after_stop_sync();
+        case_timer_state();
         case_stress(seconds / 3);
         if (atomic_load(&failures) != before)
             fprintf(stderr, "twheel_service %s: the failures above are with placement by %s\n",
