@@ -932,6 +932,16 @@ TW_EXTERN int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint
 TW_EXTERN int tw_service_start_at(struct tw_service *svc, struct tw_stimer *t, uint64_t at_ns,
                                   uint64_t *gen);
 
+/* Re-arm `t` to fire `ns` nanoseconds from now only if it is pending, and,
+ * for a `gen` other than 0, still of that generation (the kernel's
+ * mod_timer_pending(): push back a timeout without reviving one another
+ * thread has stopped).  Returns 1 when it re-armed (the new generation
+ * goes to *newgen, which may be NULL), 0 when it changed nothing (idle,
+ * fired, running and not re-armed, or a stale gen), or
+ * tw_service_start()'s errors (t as it was). */
+TW_EXTERN int tw_service_restart(struct tw_service *svc, struct tw_stimer *t, uint64_t ns,
+                                 uint64_t gen, uint64_t *newgen);
+
 /* Stop `t`, from any thread: 1 if it was pending (its callback will not
  * run for that start), 0 if not (idle, fired, running now, or gen is not
  * 0 and not its current generation), or TW_EINVAL, TW_ENOTINIT or

@@ -691,6 +691,24 @@ TW_INLINE int lock_to_stop(struct tw_service *svc, struct tw_stimer *t, struct s
     return 0;
 }
 
+/* A pending t is on its shard for good (only an idle one moves), so the
+ * lock a stop takes is the one to re-arm it under. */
+int tw_service_restart(struct tw_service *svc, struct tw_stimer *t, uint64_t ns, uint64_t gen,
+                       uint64_t *newgen)
+{
+    struct shard *sh;
+    int rc = lock_to_stop(svc, t, &sh);
+    if (rc)
+        return rc;
+    if (tw_node_pending(&t->tw_node) && (gen == 0 || gen == t->tw_gen)) {
+        rc = start_on(svc, sh, t, (struct when){ns, 0, false}, newgen);
+        if (rc == 0)
+            rc = 1;
+    }
+    tw_lock_release(&sh->lock);
+    return rc;
+}
+
 int tw_service_stop(struct tw_service *svc, struct tw_stimer *t, uint64_t gen)
 {
     struct shard *sh;

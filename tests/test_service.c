@@ -965,6 +965,62 @@ static void case_timer_state(void)
     pthread_mutex_destroy(&t.m);
 }
 
+/* tw_service_restart() re-arms only a pending timer of the generation
+ * given (0: any): never an idle one, one stopped, fired or of a later
+ * arming; the re-arm keeps every rule of a start (the model checks its
+ * firing time). */
+static void case_restart_pending(void)
+{
+    const uint64_t tick = TW_MSEC(1);
+    struct tw_service *svc = make(2, tick);
+    if (!svc)
+        return;
+    struct ttimer t;
+    ttimer_init(&t);
+    uint64_t g = 7;
+    CHECK_EQ(tw_service_restart(svc, &t.st, tick, 0, &g), 0); /* idle */
+    CHECK_EQ(g, 7);
+    CHECK_EQ(tw_service_timer_state(svc, &t.st, NULL), 0);
+    CHECK_EQ(tstart(svc, &t, far_ns), 0);
+    uint64_t g1 = t.gen;
+    pthread_mutex_lock(&t.m);
+    CHECK_EQ(tw_service_restart(svc, &t.st, far_ns / 2, g1 + 1, &g), 0); /* not yet its gen */
+    CHECK_EQ(tw_service_restart(svc, &t.st, far_ns / 2, g1, &g), 1);
+    CHECK(g > g1);
+    t.gen = g;
+    CHECK_EQ(tw_service_restart(svc, &t.st, far_ns / 2, g1, NULL), 0); /* stale now */
+    uint64_t g2 = t.gen;
+    t.due_ns = now_ns() + 2 * tick;
+    CHECK_EQ(tw_service_restart(svc, &t.st, 2 * tick, 0, &t.gen), 1); /* any gen */
+    CHECK(t.gen > g2);
+    pthread_mutex_unlock(&t.m);
+    CHECK(wait_disarmed(&t, 1, TW_SEC(30)));
+    CHECK_EQ(tstop_sync_unlocked(svc, &t), 0); /* its callback has returned */
+    CHECK_EQ(t.fires, 1);
+    CHECK_EQ(tw_service_restart(svc, &t.st, tick, 0, NULL), 0); /* fired: not revived */
+    CHECK_EQ(tstart(svc, &t, far_ns), 0);
+    CHECK_EQ(tstop(svc, &t, 0), 1);
+    CHECK_EQ(tw_service_restart(svc, &t.st, tick, 0, NULL), 0); /* stopped: not revived */
+    CHECK_EQ(tw_service_count(svc), 0);
+
+    CHECK_EQ(tw_service_restart(NULL, &t.st, tick, 0, NULL), TW_EINVAL);
+    CHECK_EQ(tw_service_restart(svc, NULL, tick, 0, NULL), TW_EINVAL);
+    struct tw_stimer raw;
+    memset(&raw, 0, sizeof raw);
+    CHECK_EQ(tw_service_restart(svc, &raw, tick, 0, NULL), TW_ENOTINIT);
+    struct tw_service *other = make(1, tick);
+    if (other) {
+        CHECK_EQ(tstart(other, &t, far_ns), 0);
+        CHECK_EQ(tw_service_restart(svc, &t.st, tick, 0, NULL), TW_EOWNER);
+        CHECK_EQ(tstop(other, &t, 0), 1);
+        CHECK_EQ(tw_service_destroy(other), 0);
+    }
+    CHECK_EQ(tw_service_shutdown(svc, TW_SHUTDOWN_CANCEL), 0);
+    CHECK_EQ(tw_service_restart(svc, &t.st, tick, 0, NULL), 0); /* idle after shutdown */
+    CHECK_EQ(tw_service_destroy(svc), 0);
+    pthread_mutex_destroy(&t.m);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -999,6 +1055,7 @@ int main(int argc, char **argv)
         case_idle();
         case_free_after_stop_sync();
         case_timer_state();
+        case_restart_pending();
         case_stress(seconds / 3);
         if (atomic_load(&failures) != before)
             fprintf(stderr, "twheel_service %s: the failures above are with placement by %s\n",
