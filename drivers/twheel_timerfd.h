@@ -45,7 +45,8 @@ int tw_timerfd_sync(struct tw_timerfd *d);
 
 /* The timerfd is readable: consume it, update the clock, advance the
  * facility (running the callbacks), then sync.  Returns the number of
- * callbacks run, or a negative error (a TW_E* code, or -errno). */
+ * callbacks run, or a negative error: a TW_E* code (below -4095), or
+ * -errno of a system call (-1 to -4095). */
 int64_t tw_timerfd_dispatch(struct tw_timerfd *d);
 
 /* timerfd_settime() calls so far. */

@@ -75,20 +75,23 @@ TW_EXTERN unsigned tw_version_hex(void);
 
 /* ------------------------------------------------------------------- errors */
 
-/* X(name, value, message): the one list behind the enum and tw_strerror(). */
-#define TW_ERRNO_MAP(X)                                                     \
-    X(EINVAL,   -1, "invalid argument (NULL, or a value out of its range)")              \
-    X(ENOMEM,   -2, "out of memory")                                                     \
-    X(ERANGE,   -3, "interval beyond the range of this scheme")                          \
-    X(EBUSY,    -4, "not allowed from inside a callback of this facility")               \
-    X(EOWNER,   -5, "timer is pending on another facility")                              \
-    X(ENOTINIT, -6, "timer was never initialised with tw_timer_init()")                  \
-    X(ETIME,    -7, "time would go backwards")                                           \
-    X(ECONFIG,  -8, "invalid configuration")                                             \
-    X(ECORRUPT, -9, "internal invariant violated")                                      \
-    X(ESHUTDOWN, -10, "the timer service is shut down")                                 \
-    X(EDEADLK,  -11, "would wait for the calling callback itself")                      \
-    X(EAGAIN,   -12, "a thread could not be created")
+/* X(name, value, message): the one list behind the enum and tw_strerror().
+ * The values lie below -4095, clear of every -errno (which the loop
+ * drivers return for a failed system call) and of libuv's codes, so that
+ * one negative return never means two things: TW_EBUSY is not -EINTR. */
+#define TW_ERRNO_MAP(X)                                                                  \
+    X(EINVAL,   -5001, "invalid argument (NULL, or a value out of its range)")           \
+    X(ENOMEM,   -5002, "out of memory")                                                  \
+    X(ERANGE,   -5003, "interval beyond the range of this scheme")                       \
+    X(EBUSY,    -5004, "not allowed from inside a callback of this facility")            \
+    X(EOWNER,   -5005, "timer is pending on another facility")                           \
+    X(ENOTINIT, -5006, "timer was never initialised with tw_timer_init()")               \
+    X(ETIME,    -5007, "time would go backwards")                                        \
+    X(ECONFIG,  -5008, "invalid configuration")                                          \
+    X(ECORRUPT, -5009, "internal invariant violated")                                    \
+    X(ESHUTDOWN, -5010, "the timer service is shut down")                                \
+    X(EDEADLK,  -5011, "would wait for the calling callback itself")                     \
+    X(EAGAIN,   -5012, "a thread could not be created")
 
 enum tw_error {
 #define TW_ERR_ENUM_(name, value, msg) TW_##name = (value),
@@ -97,8 +100,9 @@ enum tw_error {
     TW_OK = 0
 };
 
-/* A static message for an error code (or "success" for 0, "unknown error"
- * for anything else); never NULL. */
+/* A static message for an error code ("success" for 0, "a system call
+ * failed (-errno)" from -1 to -4095, "unknown error" for anything else);
+ * never NULL. */
 TW_EXTERN const char *tw_strerror(int err);
 /* The symbolic name of an error code, e.g. "TW_EINVAL"; never NULL. */
 TW_EXTERN const char *tw_err_name(int err);

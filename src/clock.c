@@ -213,7 +213,7 @@ static int wake_at(const struct tw_clock *c, struct tw *tw, uint64_t *at)
 int tw_clock_timeout_ms(const struct tw_clock *c, struct tw *tw)
 {
     /* An error is 0, not a negative code: poll() and epoll_wait() read
-     * any negative timeout as "block forever", and TW_EINVAL is -1. */
+     * any negative timeout as "block forever". */
     if (!valid(c) || tw == NULL)
         return 0;
     uint64_t at;

@@ -61,7 +61,8 @@ const char *tw_strerror(int err)
         TW_ERRNO_MAP(TW_ERR_MSG_)
 #undef TW_ERR_MSG_
     default:
-        return "unknown error";
+        /* what a loop driver passes on from a system call */
+        return err < 0 && err >= -4095 ? "a system call failed (-errno)" : "unknown error";
     }
 }
 
