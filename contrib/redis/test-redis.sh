@@ -291,7 +291,12 @@ part_commands() {
   expect_match "empty id" 'id length' "$(r tw.add q2 '' p PX 5)"
   expect_match "id too long" 'id length' "$(r tw.add q2 "$(printf 'i%.0s' $(seq 33))" p PX 5)"
   expect_match "payload too long" 'max-payload' "$(r tw.add q2 a "$(printf 'p%.0s' $(seq 65))" PX 5)"
-  expect_match "COUNT 0" 'COUNT must be' "$(r tw.pop q2 COUNT 0)"
+  expect "COUNT 0: an empty array, as LPOP key 0" "" "$(r tw.pop q2 COUNT 0)"
+  expect_match "COUNT 0 on another type" WRONGTYPE "$(r tw.pop str COUNT 0)"
+  expect_match "COUNT 0 with BLOCK" 'COUNT must be positive' "$(r tw.pop q2 COUNT 0 BLOCK 10)"
+  expect_match "COUNT -1" 'COUNT must be' "$(r tw.pop q2 COUNT -1)"
+  expect_match "MISSED without EVERY" 'MISSED is for periodic' \
+    "$(r tw.add q2 a p PX 5 MISSED burst)"
   expect_match "LEASE 0" 'LEASE must be' "$(r tw.pop q2 LEASE 0)"
   expect_match "BLOCK -1" 'timeout' "$(r tw.pop q2 BLOCK -1)"
   expect_match "pop syntax" 'syntax error' "$(r tw.pop q2 COUNT)"
@@ -300,6 +305,27 @@ part_commands() {
   expect "bad input changed nothing" "$before" "$(r debug digest)"
   expect "still up" PONG "$(r ping)"
   expect_match "wheel is not for keys" 'not wheel' "$(r tw.add w a p PX 100 SCHEME wheel)"
+
+  # scheme names in any case, as every option word and value
+  expect "SCHEME HEAP" 1 "$(r tw.add sc a p PX 100000 SCHEME HEAP)"
+  expect "its scheme" heap "$(field "$P" sc scheme)"
+  # what changes behaviour changes the digest: deliveries, scheme, time
+  r tw.add dg1 a p PXAT 1000 TIME 1000 >/dev/null
+  r tw.add dg2 a p PXAT 1000 TIME 1000 DELIVERIES 1 >/dev/null
+  local other=heap
+  [ "$scheme" = heap ] && other=hierarchical
+  r tw.add dg3 a p PXAT 1000 TIME 1000 SCHEME "$other" >/dev/null
+  r tw.add dg4 a p PXAT 1000 TIME 999 >/dev/null
+  local d1
+  d1=$(r debug digest-value dg1)
+  for k in dg2 dg3 dg4; do
+    if [ "$d1" != "$(r debug digest-value $k)" ]; then ok; else fail "digest of $k is dg1's"; fi
+  done
+  # TW.NEXT stays within the deadlines' range where the coarse wheel's
+  # firing tick rounds past it
+  r tw.add hc a p PXAT 9223372036854775000 SCHEME hierarchical_coarse >/dev/null
+  expect "TW.NEXT capped" 9223372036854775807 "$(r tw.next hc)"
+  expect_match "TW.POP is a blocking command" blocking "$(r command info tw.pop)"
   stop "$P"
 }
 
@@ -442,20 +468,23 @@ part_replication() {
   local P R far
   start primary
   P=$PORT
-  start replica --replicaof 127.0.0.1 "$P"
+  # smaller limits than the primary's: they bind its clients, not its primary
+  MODARGS="MAX-ID 10 MAX-PAYLOAD 4" start replica --replicaof 127.0.0.1 "$P"
   R=$PORT
   wait_for "replica linked" up sh -c "redis-cli -p $R info replication | sed -n 's/^master_link_status:\([a-z]*\).*/\1/p'"
   fill_states "$P"
   far=$(($(now_ms) + 1500))
   for i in $(seq 30); do redis-cli -p "$P" tw.add soon "s$i" x PXAT "$((far + i))" >/dev/null; done
   for i in $(seq 10); do redis-cli -p "$P" tw.add quick "k$i" x PX "$((20 * i))" >/dev/null; done
+  redis-cli -p "$P" tw.add long a-twenty-byte-id-xx a-longer-payload PXAT "$((far + 3600000))" \
+    >/dev/null
   wait_for "primary expired quick" 10 field "$P" quick ready
   redis-cli -p "$P" tw.pop quick COUNT 3 >/dev/null
   redis-cli -p "$P" tw.pop quick COUNT 2 LEASE 600000 >/dev/null
   # The primary may expire between two reads: compare at a moment when
   # its state is the same before and after the replica's read.
   local k try a b c
-  for k in q soon quick; do
+  for k in q soon quick long; do
     for try in $(seq 100); do
       a="$(state "$P" $k) $(field "$P" $k time)"
       redis-cli -p "$P" wait 1 5000 >/dev/null

@@ -508,6 +508,19 @@ static int scheme_ok(int s)
     return s >= 0 && s != TW_WHEEL && tw_scheme_available((enum tw_scheme)s);
 }
 
+/* A scheme's name in any case (SCHEME HEAP, as every option word and
+ * value is), or -1. */
+static int scheme_named(const char *p, size_t n)
+{
+    char lower[32];
+    if (n >= sizeof lower)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        lower[i] = (char)((p[i] >= 'A' && p[i] <= 'Z') ? p[i] - 'A' + 'a' : p[i]);
+    lower[n] = '\0';
+    return tw_scheme_from_name(lower);
+}
+
 /* ------------------------------------------------------ module-wide timer */
 
 static int is_primary(RedisModuleCtx *ctx)
@@ -740,6 +753,7 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     uint64_t due = 0, v, start = 0, period = 0, queued = 0, delivered = 0;
     int have_due = 0, have_start = 0, nx = 0, xx = 0, scheme = -1, relative = 0;
     unsigned policy = TQ_ONCE, missed = TQ_SKIP;
+    int have_missed = 0;
     for (int i = 4; i < argc; i++) {
         if ((arg_is(argv[i], "PX") || arg_is(argv[i], "PXAT")) && i + 1 < argc && !have_due) {
             if (parse_u64(argv[i + 1], &v) != 0)
@@ -785,6 +799,7 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
                 missed = TQ_DELAY;
             else
                 return RedisModule_ReplyWithError(ctx, "ERR MISSED is skip, burst or delay");
+            have_missed = 1;
             i++;
         } else if (arg_is(argv[i], "DELIVERIES") && i + 1 < argc) {
             if (parse_u64(argv[i + 1], &delivered) != 0 || delivered > UINT8_MAX)
@@ -795,7 +810,9 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
                 return RedisModule_ReplyWithError(ctx, "ERR QUEUED must be from 1 to 255");
             i++;
         } else if (arg_is(argv[i], "SCHEME") && i + 1 < argc) {
-            scheme = tw_scheme_from_name(RedisModule_StringPtrLen(argv[i + 1], NULL));
+            size_t n;
+            const char *name = RedisModule_StringPtrLen(argv[i + 1], &n);
+            scheme = scheme_named(name, n);
             if (!scheme_ok(scheme))
                 return RedisModule_ReplyWithError(ctx, "ERR unknown scheme (heap, "
                                                   "hierarchical, lawn, ...; not wheel, whose "
@@ -812,6 +829,8 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         policy = missed;
     if (queued && !policy)
         return RedisModule_ReplyWithError(ctx, "ERR QUEUED is for periodic timers (EVERY)");
+    if (have_missed && !policy)
+        return RedisModule_ReplyWithError(ctx, "ERR MISSED is for periodic timers (EVERY)");
     if (delivered && policy)
         return RedisModule_ReplyWithError(ctx, "ERR DELIVERIES is for one-shot timers");
     if (!have_due)
@@ -822,9 +841,14 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     size_t idlen, plen;
     const char *id = RedisModule_StringPtrLen(argv[2], &idlen);
     const char *payload = RedisModule_StringPtrLen(argv[3], &plen);
-    if (idlen == 0 || idlen > g.max_id)
+    /* The configured limits bind clients; what a primary sends or the AOF
+     * replays was accepted already, and refusing it here would lose a
+     * timer on a server loaded with smaller limits.  TQ_MAX_ID binds all:
+     * the length is 16 bits. */
+    int client = from_client(ctx);
+    if (idlen == 0 || idlen > TQ_MAX_ID || (client && idlen > g.max_id))
         return RedisModule_ReplyWithError(ctx, "ERR id length out of range (1 to max-id bytes)");
-    if (plen > g.max_payload)
+    if (client && plen > g.max_payload)
         return RedisModule_ReplyWithError(ctx, "ERR payload longer than max-payload bytes");
 
     struct tq *q;
@@ -994,6 +1018,8 @@ static int cmd_next(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         return REDISMODULE_OK;
     tw_time_t d;
     int has = q && tw_next_expiry(q->tw, &d) == 1;
+    if (has && d > TQ_MAX_DEADLINE)
+        d = TQ_MAX_DEADLINE; /* hierarchical_coarse fires at a tick that may round past it */
     return has ? RedisModule_ReplyWithLongLong(ctx, (long long)d) : RedisModule_ReplyWithNull(ctx);
 }
 
@@ -1132,8 +1158,9 @@ static int cmd_pop(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
             return RedisModule_ReplyWithError(ctx, "ERR syntax error: TW.POP key [COUNT n] "
                                               "[LEASE ms] [BLOCK ms]");
         if (arg_is(argv[i], "COUNT")) {
-            if (parse_u64(argv[i + 1], &v) != 0 || v == 0)
-                return RedisModule_ReplyWithError(ctx, "ERR COUNT must be a positive integer");
+            if (parse_u64(argv[i + 1], &v) != 0)
+                return RedisModule_ReplyWithError(ctx, "ERR COUNT must be a non-negative "
+                                                  "integer");
             a.count = v;
         } else if (arg_is(argv[i], "LEASE")) {
             if (parse_u64(argv[i + 1], &v) != 0 || v == 0 || v > TQ_MAX_DEADLINE / 2)
@@ -1153,6 +1180,14 @@ static int cmd_pop(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     }
     struct tq *q;
     RedisModuleKey *key;
+    if (a.count == 0) { /* as LPOP key 0: an empty array, nothing taken or expired */
+        if (blocking)
+            return RedisModule_ReplyWithError(ctx, "ERR COUNT must be positive with BLOCK");
+        if (open_key(ctx, argv[1], REDISMODULE_READ, &key, &q) != 0)
+            return REDISMODULE_OK;
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithArray(ctx, 0);
+    }
     if (open_key(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &q) != 0)
         return REDISMODULE_OK;
     long long k = pop_key(ctx, argv[1], key, q, &a);
@@ -1401,11 +1436,16 @@ static size_t tq_mem_usage(const void *value)
 static void tq_digest(RedisModuleDigest *md, void *value)
 {
     struct tq *q = value;
+    /* the key's scheme and time, which the RDB keeps and the replicas follow */
+    RedisModule_DigestAddLongLong(md, (long long)tw_get_scheme(q->tw));
+    RedisModule_DigestAddLongLong(md, (long long)tw_now(q->tw));
+    RedisModule_DigestEndSequence(md);
     for (uint64_t i = 0; i < q->nbucket; i++)
         for (struct tq_entry *e = q->bucket[i]; e; e = e->hnext) {
             RedisModule_DigestAddStringBuffer(md, (const char *)entry_id(e), e->idlen);
             RedisModule_DigestAddStringBuffer(md, (const char *)entry_payload(e), e->plen);
             RedisModule_DigestAddLongLong(md, e->state);
+            RedisModule_DigestAddLongLong(md, e->deliveries);
             RedisModule_DigestAddLongLong(md, (long long)e_period(e));
             RedisModule_DigestAddLongLong(md, (long long)tw_timer_deadline(&e->tm));
             RedisModule_DigestEndSequence(md);
@@ -1484,10 +1524,11 @@ static void on_role_or_load(RedisModuleCtx *ctx, RedisModuleEvent e, uint64_t su
 static int parse_load_args(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     for (int i = 0; i + 1 < argc; i += 2) {
-        const char *v = RedisModule_StringPtrLen(argv[i + 1], NULL);
+        size_t vlen;
+        const char *v = RedisModule_StringPtrLen(argv[i + 1], &vlen);
         uint64_t n;
         if (arg_is(argv[i], "SCHEME")) {
-            int s = tw_scheme_from_name(v);
+            int s = scheme_named(v, vlen);
             if (!scheme_ok(s)) {
                 RedisModule_Log(ctx, "warning", "twredis: scheme '%s' unknown or not for keys "
                                 "(wheel's range is 4 s)", v);
@@ -1560,7 +1601,7 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         {"tw.add", cmd_add, "write deny-oom"},
         {"tw.cancel", cmd_cancel, "write fast"},
         {"tw.ack", cmd_ack, "write fast"},
-        {"tw.pop", cmd_pop, "write"},
+        {"tw.pop", cmd_pop, "write blocking"},
         {"tw.expire", cmd_expire, "write"},
         {"tw.take", cmd_take, "write"},
         {"tw.deadline", cmd_deadline, "readonly fast"},
