@@ -326,7 +326,55 @@ part_commands() {
   r tw.add hc a p PXAT 9223372036854775000 SCHEME hierarchical_coarse >/dev/null
   expect "TW.NEXT capped" 9223372036854775807 "$(r tw.next hc)"
   expect_match "TW.POP is a blocking command" blocking "$(r command info tw.pop)"
+  # key specs: a read-only user (%R~) may read, not write; the arity is
+  # checked by the server
+  r acl setuser ro on nopass '%R~*' '+@all' >/dev/null
+  expect "read-only user: TW.COUNT" 1 "$(r --user ro --pass x tw.count sc 2>/dev/null)"
+  expect_match "read-only user: TW.ADD" NOPERM "$(r --user ro --pass x tw.add sc b p PX 5 2>/dev/null)"
+  expect "key and flags of TW.POP" "$(printf 'sc\nRW\naccess\ndelete')" \
+    "$(r command getkeysandflags tw.pop sc)"
+  expect "TW.COUNT's arity" 2 "$(r command info tw.count | sed -n 2p)"
+
+  # WATCH fails when the key's timers change, not on a write that changed
+  # nothing (as LPOP of an empty list)
+  r tw.add w a p PXAT "$far" >/dev/null
+  r tw.add w r p PXAT 1 >/dev/null
+  r tw.pop w >/dev/null
+  expect "WATCH kept: cancel of an unknown id" '*1' "$(watch_exec tw.cancel w nosuch)"
+  expect "WATCH kept: ack of a pending one" '*1' "$(watch_exec tw.ack w a)"
+  expect "WATCH kept: add NX of one there" '*1' "$(watch_exec tw.add w a p PX 5 NX)"
+  expect "WATCH kept: pop, none ready" '*1' "$(watch_exec tw.pop w)"
+  expect "WATCH kept: a read" '*1' "$(watch_exec tw.count w)"
+  expect "WATCH broken: an add" '*-1' "$(watch_exec tw.add w b p PXAT "$far")"
+  expect "WATCH broken: a cancel" '*-1' "$(watch_exec tw.cancel w b)"
+  # keyspace notifications (class d, module; del when the key empties)
+  r config set notify-keyspace-events KEA >/dev/null
+  redis-cli -p "$P" --csv psubscribe '__keyevent@0__:*' >"$tmp/events" 2>/dev/null &
+  bg+=($!)
+  wait_for "subscribed" 1 redis-cli -p "$P" pubsub numpat
+  r tw.add ev a p PX 30 >/dev/null
+  wait_for "expired" 1 field "$P" ev ready
+  r tw.pop ev >/dev/null
+  wait_for "keyspace events" "tw.add tw.expire tw.pop del" \
+    sh -c "grep -o 'keyevent@0__:[a-z.]*\",\"ev\"' '$tmp/events' | sed 's/.*__:\([a-z.]*\).*/\1/' | tr '\n' ' ' | sed 's/ $//'"
   stop "$P"
+}
+
+# watch_exec CMD...: on a connection of its own, WATCH key w; CMD from
+# another client; then MULTI, PING, EXEC on the first: EXEC's first line,
+# *1 (ran: the WATCH held) or *-1 (aborted).
+watch_exec() {
+  local line
+  exec 7<>"/dev/tcp/127.0.0.1/$P"
+  printf 'WATCH w\r\n' >&7
+  read -r line <&7
+  redis-cli -p "$P" "$@" >/dev/null
+  printf 'MULTI\r\nPING\r\nEXEC\r\n' >&7
+  read -r line <&7
+  read -r line <&7
+  read -r line <&7
+  exec 7>&-
+  echo "${line%$'\r'}"
 }
 
 # r_info_counts PORT KEY: timers, pending, ready, leased.

@@ -560,6 +560,19 @@ static void arm(RedisModuleCtx *ctx)
     }
 }
 
+/* Key `name`'s timers changed (added, removed, taken, made ready): a WATCH
+ * on it fails, and the keyspace notification `event` goes out (class d,
+ * "module").  Only then: the module sets
+ * REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED, so that a write command
+ * that changes nothing (TW.CANCEL of an unknown id, TW.ADD ... NX of one
+ * there, TW.POP of an empty key) leaves a WATCH standing, as LPOP of an
+ * empty list does.  The key's time moving on alone is not a change. */
+static void key_changed(RedisModuleCtx *ctx, RedisModuleString *name, const char *event)
+{
+    RedisModule_SignalModifiedKey(ctx, name);
+    RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, event, name);
+}
+
 /* Bring key q (in database q->db, selected) to `now` and propagate it as
  * TW.EXPIRE, waking its blocked clients if any timer became ready. */
 static void tq_expire(RedisModuleCtx *ctx, struct tq *q, uint64_t now)
@@ -570,8 +583,10 @@ static void tq_expire(RedisModuleCtx *ctx, struct tq *q, uint64_t now)
     uint64_t moved = tq_advance(q, now);
     if (now > was || moved)
         RedisModule_Replicate(ctx, "TW.EXPIRE", "sl", q->name, (long long)now);
-    if (moved)
+    if (moved) {
+        key_changed(ctx, q->name, "tw.expire");
         RedisModule_SignalKeyAsReady(ctx, q->name);
+    }
     tq_rearm(q);
 }
 
@@ -597,7 +612,6 @@ static void wake_fire(struct tw *tw, struct tw_timer *t)
     if (!gone) {
         if (RedisModule_ModuleTypeGetType(key) == g.type && RedisModule_ModuleTypeGetValue(key) == q) {
             tq_expire(ctx, q, tw_now(tw));
-            RedisModule_SignalModifiedKey(ctx, name);
         } else {
             /* The name no longer leads to this value (renames are followed
              * by the keyspace notifications below; this guards against a
@@ -661,14 +675,20 @@ static int from_client(RedisModuleCtx *ctx)
            (f & REDISMODULE_CTX_FLAGS_SLAVE) == 0;
 }
 
-/* After a write: the key's wake, the Redis timer if that moved, the empty
- * key deleted. */
-static void after_write(RedisModuleCtx *ctx, RedisModuleKey *key, struct tq *q)
+/* After a write: the change signalled (event, or NULL for none), the
+ * key's wake, the Redis timer if that moved, the empty key deleted (and
+ * "del" notified, as for a list popped empty). */
+static void after_write(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey *key,
+                        struct tq *q, const char *event)
 {
-    if (q->count == 0)
+    if (event)
+        key_changed(ctx, name, event);
+    if (q->count == 0) {
         RedisModule_DeleteKey(key); /* tq_free() */
-    else
+        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_GENERIC, "del", name);
+    } else {
         tq_rearm(q);
+    }
     arm_if_moved(ctx);
 }
 
@@ -906,7 +926,7 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     }
     if (q->nready > ready0)
         RedisModule_SignalKeyAsReady(ctx, argv[1]);
-    after_write(ctx, key, q);
+    after_write(ctx, argv[1], key, q, "tw.add");
     RedisModule_CloseKey(key);
     return RedisModule_ReplyWithLongLong(ctx, added);
 }
@@ -950,8 +970,9 @@ static int each_id(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int 
         n++;
     }
     if (n) {
+        static const char *const events[] = {"tw.cancel", "tw.ack", "tw.take"};
         RedisModule_ReplicateVerbatim(ctx);
-        after_write(ctx, key, q);
+        after_write(ctx, argv[1], key, q, events[op]);
     }
     RedisModule_CloseKey(key);
     return RedisModule_ReplyWithLongLong(ctx, n);
@@ -1106,7 +1127,7 @@ static long long pop_key(RedisModuleCtx *ctx, RedisModuleString *name, RedisModu
             until = now + a->lease; /* the key's time may trail the clock */
     }
     long long k = take_ready(ctx, name, q, a->count, until);
-    after_write(ctx, key, q);
+    after_write(ctx, name, key, q, k > 0 ? "tw.pop" : NULL);
     return k;
 }
 
@@ -1228,7 +1249,7 @@ static int cmd_expire(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         RedisModule_ReplicateVerbatim(ctx);
         if (moved)
             RedisModule_SignalKeyAsReady(ctx, argv[1]);
-        after_write(ctx, key, q);
+        after_write(ctx, argv[1], key, q, moved ? "tw.expire" : NULL);
     }
     RedisModule_CloseKey(key);
     return RedisModule_ReplyWithLongLong(ctx, (long long)moved);
@@ -1591,28 +1612,69 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     g.type = RedisModule_CreateDataType(ctx, TQ_TYPE_NAME, TQ_ENCVER, &tm);
     if (g.type == NULL)
         return REDISMODULE_ERR;
-    RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
+    /* A key is signalled modified only when its timers change (key_changed()) */
+    RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS |
+                                          REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED);
 
+    /* Each command with its arity (negative: at least) and what it does to
+     * its one key, the first argument: Redis 7's key specs, by which ACL
+     * key permissions (%R~ read-only users may run the reads), cluster
+     * routing and COMMAND GETKEYSANDFLAGS see it (INSERT, UPDATE and
+     * DELETE exclude each other: an add may replace, so it is UPDATE; a
+     * pop or take, which may also lease, DELETE). */
+    enum {
+        RO = REDISMODULE_CMD_KEY_RO | REDISMODULE_CMD_KEY_ACCESS,
+        RW = REDISMODULE_CMD_KEY_RW,
+        TAKE = REDISMODULE_CMD_KEY_ACCESS | REDISMODULE_CMD_KEY_DELETE,
+    };
     static const struct {
         const char *name;
         RedisModuleCmdFunc fn;
         const char *flags;
+        int arity;
+        uint64_t key;
+        const char *summary;
     } cmds[] = {
-        {"tw.add", cmd_add, "write deny-oom"},
-        {"tw.cancel", cmd_cancel, "write fast"},
-        {"tw.ack", cmd_ack, "write fast"},
-        {"tw.pop", cmd_pop, "write blocking"},
-        {"tw.expire", cmd_expire, "write"},
-        {"tw.take", cmd_take, "write"},
-        {"tw.deadline", cmd_deadline, "readonly fast"},
-        {"tw.count", cmd_count, "readonly fast"},
-        {"tw.next", cmd_next, "readonly fast"},
-        {"tw.info", cmd_info, "readonly"},
+        {"tw.add", cmd_add, "write deny-oom", -6, RW | REDISMODULE_CMD_KEY_UPDATE,
+         "Add or replace a timer"},
+        {"tw.cancel", cmd_cancel, "write fast", -3, RW | REDISMODULE_CMD_KEY_DELETE,
+         "Remove timers by id, in any state"},
+        {"tw.ack", cmd_ack, "write fast", -3, RW | REDISMODULE_CMD_KEY_DELETE,
+         "Acknowledge leased timers"},
+        {"tw.pop", cmd_pop, "write blocking", -2, RW | TAKE,
+         "Take ready timers, optionally leased, optionally blocking"},
+        {"tw.expire", cmd_expire, "write", 3, RW | REDISMODULE_CMD_KEY_UPDATE,
+         "Advance a key to a time (what replication carries)"},
+        {"tw.take", cmd_take, "write", -4, RW | TAKE,
+         "Take named ready timers (what replication carries)"},
+        {"tw.deadline", cmd_deadline, "readonly fast", 3, RO, "A timer's deadline"},
+        {"tw.count", cmd_count, "readonly fast", 2, RO, "How many timers a key holds"},
+        {"tw.next", cmd_next, "readonly fast", 2, RO, "A key's earliest deadline"},
+        {"tw.info", cmd_info, "readonly", 2, RO, "A key's scheme, counts, time and memory"},
     };
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         if (RedisModule_CreateCommand(ctx, cmds[i].name, cmds[i].fn, cmds[i].flags, 1, 1, 1) ==
             REDISMODULE_ERR)
             return REDISMODULE_ERR;
+        if (RedisModule_SetCommandInfo == NULL || RedisModule_GetCommand == NULL)
+            continue; /* a server before 7.0: the legacy key positions above */
+        RedisModuleCommandKeySpec spec[2] = {{
+            .flags = cmds[i].key,
+            .begin_search_type = REDISMODULE_KSPEC_BS_INDEX,
+            .bs.index.pos = 1,
+            .find_keys_type = REDISMODULE_KSPEC_FK_RANGE,
+            .fk.range = {0, 1, 0},
+        }};
+        RedisModuleCommandInfo info = {
+            .version = REDISMODULE_COMMAND_INFO_VERSION,
+            .summary = cmds[i].summary,
+            .arity = cmds[i].arity,
+            .key_specs = spec,
+        };
+        if (RedisModule_SetCommandInfo(RedisModule_GetCommand(ctx, cmds[i].name), &info) ==
+            REDISMODULE_ERR)
+            return REDISMODULE_ERR;
+    }
 
     RedisModule_SubscribeToKeyspaceEvents(ctx, REDISMODULE_NOTIFY_GENERIC, on_keyspace);
     RedisModule_SubscribeToServerEvent(ctx, RedisModuleEvent_FlushDB, on_flush);
