@@ -550,8 +550,8 @@ TW_EXTERN int tw_clock_start(struct tw_clock *c, struct tw *tw, struct tw_timer 
  * slot down), rounded up so that the wait never ends before it, plus the
  * slack: -1 when nothing is pending (block), 0 when a timer is already
  * due, at most INT_MAX.  A NULL or uninitialised argument gives 0, not
- * an error code: poll() would read any negative value as "block forever"
- * (the loop's tw_clock_update() and tw_advance() report the error). */
+ * an error code: poll() would read any negative value as "block
+ * forever", so a mistake shows as a loop that spins. */
 TW_EXTERN int tw_clock_timeout_ms(const struct tw_clock *c, struct tw *tw);
 
 /* The same wait as a struct timespec, in nanoseconds, rounded up: for

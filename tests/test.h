@@ -15,6 +15,7 @@
 #include "twheel.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -133,8 +134,8 @@ void test_note(const char *fmt, ...)
         if (tst_rc_ != 0) {                                                       \
             test_fail(__FILE__, __LINE__, "%s returned %lld (%s: %s), expected 0", \
                       #expr, tst_rc_, test_rc_name(tst_rc_),                     \
-                      tst_rc_ >= -1000 && tst_rc_ < 0 ? tw_strerror((int)tst_rc_) \
-                                                      : "?");                     \
+                      tst_rc_ >= INT_MIN && tst_rc_ < 0 ? tw_strerror((int)tst_rc_) \
+                                                         : "?");                  \
             return;                                                               \
         }                                                                         \
     } while (0)

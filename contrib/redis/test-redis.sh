@@ -291,7 +291,7 @@ part_commands() {
   expect_match "empty id" 'id length' "$(r tw.add q2 '' p PX 5)"
   expect_match "id too long" 'id length' "$(r tw.add q2 "$(printf 'i%.0s' $(seq 33))" p PX 5)"
   expect_match "payload too long" 'max-payload' "$(r tw.add q2 a "$(printf 'p%.0s' $(seq 65))" PX 5)"
-  expect "COUNT 0: an empty array, as LPOP key 0" "" "$(r tw.pop q2 COUNT 0)"
+  expect "COUNT 0: an empty array, as ZPOPMIN key 0" "" "$(r tw.pop q2 COUNT 0)"
   expect_match "COUNT 0 on another type" WRONGTYPE "$(r tw.pop str COUNT 0)"
   expect_match "COUNT 0 with BLOCK" 'COUNT must be positive' "$(r tw.pop q2 COUNT 0 BLOCK 10)"
   expect_match "COUNT -1" 'COUNT must be' "$(r tw.pop q2 COUNT -1)"

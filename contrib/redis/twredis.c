@@ -1201,7 +1201,7 @@ static int cmd_pop(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     }
     struct tq *q;
     RedisModuleKey *key;
-    if (a.count == 0) { /* as LPOP key 0: an empty array, nothing taken or expired */
+    if (a.count == 0) { /* as ZPOPMIN key 0: an empty array, nothing taken or expired */
         if (blocking)
             return RedisModule_ReplyWithError(ctx, "ERR COUNT must be positive with BLOCK");
         if (open_key(ctx, argv[1], REDISMODULE_READ, &key, &q) != 0)
