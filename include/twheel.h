@@ -91,7 +91,8 @@ TW_EXTERN unsigned tw_version_hex(void);
     X(ECORRUPT, -5009, "internal invariant violated")                                    \
     X(ESHUTDOWN, -5010, "the timer service is shut down")                                \
     X(EDEADLK,  -5011, "would wait for the calling callback itself")                     \
-    X(EAGAIN,   -5012, "a thread could not be created")
+    X(EAGAIN,   -5012, "a thread could not be created")                              \
+    X(ENOSYS,   -5013, "the system refuses the futex calls the timer service needs")
 
 enum tw_error {
 #define TW_ERR_ENUM_(name, value, msg) TW_##name = (value),
@@ -875,8 +876,10 @@ TW_EXTERN int tw_service_config_init(struct tw_service_config *cfg);
 /* Create a service and start its threads (CLOCK_MONOTONIC).  Returns 0 and
  * stores it in *out, or TW_EINVAL (NULL out), TW_ECONFIG (a facility
  * configuration tw_config_check() refuses, a tick, shard count or
- * placement out of range; cfg NULL is the defaults), TW_ENOMEM, or TW_EAGAIN (a thread
- * could not be created); on error nothing is left behind. */
+ * placement out of range; cfg NULL is the defaults), TW_ENOMEM, TW_EAGAIN (a thread
+ * could not be created), or TW_ENOSYS (the kernel refuses futex calls, as
+ * a seccomp filter may: the service's waits would spin); on error nothing
+ * is left behind. */
 TW_EXTERN int tw_service_create(struct tw_service **out, const struct tw_service_config *cfg);
 
 /* How tw_service_shutdown() ends the pending timers. */

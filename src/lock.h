@@ -28,8 +28,9 @@
  * Elsewhere these are pthread's mutex and condition variables
  * (CLOCK_MONOTONIC for the timed wait): off Linux, and on 32-bit Linux,
  * whose futex call takes the old 32-bit timespec where a 64-bit time_t
- * is built.  A futex call refused (seccomp) leaves the lock correct but
- * its waits spinning.
+ * is built.  A kernel that refuses futex calls (a seccomp filter) would
+ * leave the waits spinning: tw_lock_supported() lets the service refuse
+ * to start there.
  */
 /* Its includer defines _DEFAULT_SOURCE first, for syscall(). */
 #ifndef TW_LOCK_H
@@ -73,6 +74,18 @@ static inline int tw_lock_init(struct tw_lock *l)
 {
     atomic_init(&l->v, 0);
     return 0;
+}
+
+/* Does the kernel take the futex calls?  A seccomp filter that refuses
+ * them would leave every wait spinning (an idle worker at 100% of a
+ * core), so the service refuses to start instead.  A wake of a word no
+ * one waits on: 0 where futexes work. */
+static inline bool tw_lock_supported(void)
+{
+    atomic_uint w;
+    atomic_init(&w, 0);
+    return syscall(SYS_futex, (unsigned *)&w, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL,
+                   0) >= 0;
 }
 
 static inline void tw_lock_fini(struct tw_lock *l)
@@ -165,6 +178,11 @@ struct tw_cond {
 static inline int tw_lock_init(struct tw_lock *l)
 {
     return pthread_mutex_init(&l->m, NULL) == 0 ? 0 : -1;
+}
+
+static inline bool tw_lock_supported(void)
+{
+    return true;
 }
 
 static inline void tw_lock_fini(struct tw_lock *l)

@@ -395,6 +395,8 @@ int tw_service_create(struct tw_service **out, const struct tw_service_config *c
         cfg->tick_ns > TW_TICK_NS_MAX || cfg->shards < 1 || cfg->shards > TW_SERVICE_MAX_SHARDS ||
         cfg->placement > TW_PLACE_TTL)
         return TW_ECONFIG;
+    if (!tw_lock_supported())
+        return TW_ENOSYS;
     size_t size = sizeof(struct tw_service) + cfg->shards * sizeof(struct shard);
     size = (size + 63) & ~(size_t)63;
     struct tw_service *svc = aligned_alloc(64, size);

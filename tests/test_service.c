@@ -1020,6 +1020,53 @@ static void case_restart_pending(void)
     pthread_mutex_destroy(&t.m);
 }
 
+#if defined(__SANITIZE_THREAD__)
+#define TW_TEST_NO_SECCOMP 1 /* its runtime's own locks are futexes */
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TW_TEST_NO_SECCOMP 1
+#endif
+#endif
+#if defined(__linux__) && defined(__x86_64__) && !defined(TW_LOCK_PTHREAD) && \
+    !defined(TW_TEST_NO_SECCOMP)
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Where the kernel refuses futex calls (a seccomp filter, in a child
+ * process), tw_service_create() says so (TW_ENOSYS) and starts nothing,
+ * rather than a service whose idle workers would spin. */
+static void case_futex_refused(void)
+{
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        struct sock_filter f[] = {
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex, 0, 1),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+            prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+            _exit(77); /* no seccomp here: nothing to check */
+        struct tw_service *svc = NULL;
+        int rc = tw_service_create(&svc, NULL);
+        _exit(rc == TW_ENOSYS && svc == NULL ? 0 : 1);
+    }
+    int st = 0;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    CHECK(WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 77));
+}
+#else
+static void case_futex_refused(void) {}
+#endif
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -1035,6 +1082,7 @@ int main(int argc, char **argv)
     the_scheme = (enum tw_scheme)s;
     far_ns = the_scheme == TW_WHEEL ? TW_SEC(3) : TW_SEC(3600);
     double seconds = argc > 2 ? atof(argv[2]) : 0.6;
+    case_futex_refused();
     static const char *const place_names[] = {"timer", "thread", "ttl"};
     for (int p = TW_PLACE_TIMER; p <= TW_PLACE_TTL; p++) {
         the_placement = (enum tw_placement)p;
