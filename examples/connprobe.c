@@ -83,6 +83,22 @@ int main(int argc, char **argv)
     int port = 0, conns = 100, sources = 1, quiet = 0;
     uint64_t timeout_ms = 1000, interval_ms = 100;
     enum mode mode = M_IDLE;
+    if (argc == 2 && !strcmp(argv[1], "--help")) {
+        puts("usage: connprobe --port N [--mode MODE] [--conns N] [--timeout-ms T] [--host ADDR]\n"
+             "                 [--sources K] [--interval-ms I] [--quiet]\n"
+             "  --mode        idle (default), pipeline, silent, slowloris, garbage, halfclose,\n"
+             "                reset (this file's top comment says what each does)\n"
+             "  --conns       connections, opened at once (default 100)\n"
+             "  --timeout-ms  the server's timeout for the mode (default 1000): its\n"
+             "                --idle-ms for idle and pipeline, --header-ms for silent\n"
+             "                and slowloris (the server's defaults are 5000 and 10000)\n"
+             "  --host        the server's address (default 127.0.0.1)\n"
+             "  --sources     source addresses 127.0.0.1 .. 127.0.0.K (default 1)\n"
+             "  --interval-ms slowloris: a byte every I ms (default 100)\n"
+             "Exits 1 if a close came early, a connection was not closed, or an answer\n"
+             "was wrong.");
+        return 0;
+    }
     for (int i = 1; i + 1 < argc || (i < argc && !strcmp(argv[i], "--quiet")); i++) {
         const char *a = argv[i], *v = argv[i + 1];
         if (!strcmp(a, "--quiet")) {
@@ -118,7 +134,8 @@ int main(int argc, char **argv)
         }
     }
     if (port <= 0 || conns <= 0 || sources < 1 || sources > 250) {
-        fprintf(stderr, "connprobe: want --port N and --conns N (> 0), --sources 1 to 250\n");
+        fprintf(stderr, "connprobe: want --port N, --conns N > 0 (default 100) and --sources 1 "
+                        "to 250 (connprobe --help)\n");
         return 2;
     }
     struct rlimit rl = {(rlim_t)conns + 64, (rlim_t)conns + 64};

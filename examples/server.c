@@ -66,6 +66,8 @@ struct conn {
     struct conn *next, *prev; /* every open connection, for the exit */
     int fd;
     int closing;            /* close once the output is written */
+    int bad;                /* ... for a bad request (400, 431) or a client
+                             * that does not read its answers */
     int phase;              /* the timer's role: PH_HEADER or PH_IDLE */
     uint64_t idle_ns;       /* the reading the idle timer counts from */
     struct tw_timer timer;
@@ -101,7 +103,8 @@ static struct tw_clock clk;
 static int ep;
 static struct conn conns; /* the list's head (its buffers unused) */
 
-/* twheel's share of the server's time, measured around its calls. */
+/* The time on CLOCK_MONOTONIC, in ns: when an idle timer fires, against
+ * when it was due (the lateness SIGUSR1 prints). */
 static uint64_t mono_ns(void)
 {
     struct timespec ts;
@@ -131,7 +134,8 @@ static void print_counters(FILE *f)
 {
     fprintf(f,
             "server: accepted %llu, open %llu (max %llu), requests %llu, timers pending %zu, "
-            "wake-ups %llu, closed by idle timer %llu, by header timer %llu, by client %llu, "
+            "wake-ups %llu, closed by idle timer %llu, by header timer %llu, by client (or at "
+            "its request) %llu, "
             "bad requests %llu, at exit %llu, twheel memory %zu bytes\n",
             (unsigned long long)st.accepted, (unsigned long long)st.open,
             (unsigned long long)st.max_open, (unsigned long long)st.requests,
@@ -149,13 +153,20 @@ static void print_counters(FILE *f)
 
 /* ------------------------------------------------------------- timers */
 
-/* (Re-)arm the connection's timer in a role; a pending one is moved. */
-static void timer_start(struct conn *c, int phase)
+/* (Re-)arm the connection's timer in a role (a pending one is moved),
+ * from a fresh reading of the clock: a timeout counts from now, not from
+ * the loop's wake-up, since a long batch of events (10,000 accepts in one)
+ * must not shorten it.  tw_clock_start() counts from the clock's cached
+ * reading; a reading is about 30 ns, a timer start a few.  Returns the
+ * reading, in ns. */
+static uint64_t timer_start(struct conn *c, int phase)
 {
     c->phase = phase;
-    if (!opt.no_timers)
-        tw_clock_start(&clk, tw, &c->timer,
-                       TW_MSEC(phase == PH_IDLE ? opt.idle_ms : opt.header_ms));
+    if (opt.no_timers)
+        return 0;
+    tw_clock_update(&clk);
+    tw_clock_start(&clk, tw, &c->timer, TW_MSEC(phase == PH_IDLE ? opt.idle_ms : opt.header_ms));
+    return tw_clock_now_ns(&clk);
 }
 
 /* ------------------------------------------------------------- connections */
@@ -195,7 +206,7 @@ static void on_timer(struct tw *w, struct tw_timer *t)
 static void queue_out(struct conn *c, const char *s, size_t n)
 {
     if (c->out_len + n > OUT_MAX) { /* the client does not read: drop it */
-        c->closing = 1;
+        c->closing = c->bad = 1;
         return;
     }
     memcpy(c->out + c->out_len, s, n);
@@ -248,7 +259,7 @@ static int serve(struct conn *c)
         if (end == NULL) {
             if (c->in_len == IN_MAX) {
                 queue_out(c, too_big, sizeof too_big - 1);
-                c->closing = 1;
+                c->closing = c->bad = 1;
             }
             break;
         }
@@ -261,7 +272,7 @@ static int serve(struct conn *c)
         }
         if (!ok) {
             queue_out(c, bad, sizeof bad - 1);
-            c->closing = 1;
+            c->closing = c->bad = 1;
             break;
         }
         st.requests++;
@@ -305,16 +316,11 @@ static void on_readable(struct conn *c)
     if (c->in_len > 0 && !c->closing && (c->phase == PH_IDLE || st.requests != before))
         timer_start(c, PH_HEADER);
     if (flush_out(c) < 0) {
-        conn_close(c, c->closing ? &st.closed_bad : &st.closed_client);
+        conn_close(c, c->bad ? &st.closed_bad : &st.closed_client);
         return;
     }
-    if (c->in_len == 0 && !c->closing && !opt.no_timers) {
-        /* a fresh reading: the keep-alive counts from the answer, not the
-         * wake-up (a long batch of events must not shorten it) */
-        tw_clock_update(&clk);
-        c->idle_ns = tw_clock_now_ns(&clk);
-        timer_start(c, PH_IDLE);
-    }
+    if (c->in_len == 0 && !c->closing && !opt.no_timers)
+        c->idle_ns = timer_start(c, PH_IDLE); /* the keep-alive counts from the answer */
 }
 
 static void on_accept(int lfd)
@@ -329,7 +335,7 @@ static void on_accept(int lfd)
             continue;
         }
         c->fd = fd;
-        c->closing = 0;
+        c->closing = c->bad = 0;
         c->next = conns.next;
         c->prev = &conns;
         conns.next->prev = c;
@@ -369,7 +375,20 @@ static void parse(int argc, char **argv)
         if (!strcmp(a, "--help")) {
             puts("usage: server [--port N] [--bind ADDR] [--scheme NAME] [--tick-us N] "
                  "[--idle-ms N] [--header-ms N] [--slack-ms N] [--no-timers] [--port-file PATH] "
-                 "[--max-conns N]");
+                 "[--max-conns N]\n"
+                 "  --port       TCP port (default 8080; 0: any free one, see --port-file)\n"
+                 "  --bind       address (default 127.0.0.1; ::1 for IPv6)\n"
+                 "  --scheme     twheel scheme (default hierarchical)\n"
+                 "  --tick-us    tick in microseconds (default 1000)\n"
+                 "  --idle-ms    keep-alive timeout (default 5000)\n"
+                 "  --header-ms  time to send a request's header (default 10000)\n"
+                 "  --slack-ms   wake-ups rounded up to this (default 0)\n"
+                 "  --no-timers  no timers at all, for comparison\n"
+                 "  --port-file  write the port there once listening\n"
+                 "  --max-conns  connections at most (default 1048576)\n"
+                 "SIGUSR1 prints the counters; SIGINT or SIGTERM closes every connection and "
+                 "exits.\n"
+                 "e.g.  server --port 8080 &  wrk -t2 -c100 -d5s http://127.0.0.1:8080/");
             exit(0);
         }
         if (!strcmp(a, "--no-timers")) {
@@ -424,6 +443,16 @@ int main(int argc, char **argv)
     if (rc != 0) {
         fprintf(stderr, "server: %s\n", tw_strerror(rc));
         return 1;
+    }
+    /* A timeout beyond the scheme's range (wheel: MaxInterval ticks) would
+     * be refused at every start, and its connections never closed. */
+    uint64_t longest = opt.idle_ms > opt.header_ms ? opt.idle_ms : opt.header_ms;
+    if (!opt.no_timers && tw_clock_ticks(&clk, TW_MSEC(longest)) > tw_max_interval(tw)) {
+        fprintf(stderr, "server: --scheme %s holds timeouts up to %llu ticks of %llu us; "
+                        "--idle-ms or --header-ms %llu is longer\n",
+                tw_scheme_name(opt.scheme), (unsigned long long)tw_max_interval(tw),
+                (unsigned long long)opt.tick_us, (unsigned long long)longest);
+        return 2;
     }
     int lfd = socket(strchr(opt.bind, ':') ? AF_INET6 : AF_INET,
                      SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -512,7 +541,7 @@ int main(int argc, char **argv)
                 struct conn *c = p;
                 if (evs[i].events & EPOLLOUT) {
                     if (flush_out(c) < 0) {
-                        conn_close(c, c->closing ? &st.closed_bad : &st.closed_client);
+                        conn_close(c, c->bad ? &st.closed_bad : &st.closed_client);
                         continue;
                     }
                 }

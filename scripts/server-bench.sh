@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The example server (examples/server.c) under real clients on loopback:
-# the figures of docs/event-loops.md, "The server under load".  Not a test:
+# the figures of docs/event-loops.md, "The worked example: a keep-alive
+# server".  Not a test:
 # it prints tables; every process it starts is stopped at the end.
 #
 #   scripts/server-bench.sh [--seconds S] [--rounds R] [--quick] [--parts 1234]
