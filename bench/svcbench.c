@@ -129,15 +129,21 @@ static void noop_stimer(struct tw_service *s, struct tw_stimer *t)
     (void)t;
 }
 
+/* The service the options describe: shards, placement, scheme, slots. */
+static void svc_config(struct tw_service_config *cfg)
+{
+    tw_service_config_init(cfg);
+    svc_facility(&cfg->facility);
+    cfg->shards = opt_shards;
+    cfg->placement = opt_placement;
+}
+
 static void *svc_setup(size_t n, unsigned threads)
 {
     (void)threads;
     struct svc_st *st = calloc(1, sizeof *st);
     struct tw_service_config cfg;
-    tw_service_config_init(&cfg);
-    svc_facility(&cfg.facility);
-    cfg.shards = opt_shards;
-    cfg.placement = opt_placement;
+    svc_config(&cfg);
     if (!st || tw_service_create(&st->svc, &cfg) != 0)
         die("tw_service_create");
     st->t = aligned_alloc(64, (n * sizeof *st->t + 63) & ~(size_t)63);
@@ -1113,10 +1119,7 @@ static int parse_list(const char *opt, const char *s, double lo, double hi, doub
 static void check_service_config(void)
 {
     struct tw_service_config cfg;
-    tw_service_config_init(&cfg);
-    svc_facility(&cfg.facility);
-    cfg.shards = opt_shards;
-    cfg.placement = opt_placement;
+    svc_config(&cfg);
     struct tw_service *svc;
     const char *what = "the library refuses that service";
     int rc = tw_service_create(&svc, &cfg);

@@ -319,7 +319,7 @@ static void on_readable(struct conn *c)
         conn_close(c, c->bad ? &st.closed_bad : &st.closed_client);
         return;
     }
-    if (c->in_len == 0 && !c->closing && !opt.no_timers)
+    if (c->in_len == 0 && !c->closing)
         c->idle_ns = timer_start(c, PH_IDLE); /* the keep-alive counts from the answer */
 }
 

@@ -110,12 +110,9 @@ int tw_periodic_start_at(struct tw *tw, struct tw_periodic *p, tw_time_t first, 
 
 int tw_periodic_start(struct tw *tw, struct tw_periodic *p, tw_time_t period)
 {
-    if (tw == NULL || period == 0)
+    if (tw == NULL)
         return TW_EINVAL;
-    int rc = check_periodic(p);
-    if (rc != 0)
-        return rc;
-    return tw_periodic_start_at(tw, p, tw_sat_add(tw_now(tw), period), period);
+    return tw_periodic_start_at(tw, p, tw_sat_add(tw_now(tw), period), period); /* checks */
 }
 
 int tw_periodic_stop(struct tw *tw, struct tw_periodic *p)

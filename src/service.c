@@ -215,10 +215,16 @@ static int valid_service(const struct tw_service *svc)
 
 /* -------------------------------------------------------------- the worker */
 
-/* The absolute time on CLOCK_MONOTONIC at which tick `t` begins. */
+/* The time on CLOCK_MONOTONIC, in ns, at which tick `t` begins (saturated). */
+static uint64_t tick_ns_of(const struct tw_service *svc, tw_time_t t)
+{
+    return t > UINT64_MAX / svc->tick_ns ? UINT64_MAX : t * svc->tick_ns;
+}
+
+/* The same as a struct timespec. */
 static struct timespec tick_time(const struct tw_service *svc, tw_time_t t)
 {
-    uint64_t ns = t > UINT64_MAX / svc->tick_ns ? UINT64_MAX : t * svc->tick_ns;
+    uint64_t ns = tick_ns_of(svc, t);
     struct timespec ts;
     ts.tv_sec = (time_t)(ns / UINT64_C(1000000000));
     ts.tv_nsec = (long)(ns % UINT64_C(1000000000));
@@ -765,10 +771,8 @@ int tw_service_timer_state(struct tw_service *svc, struct tw_stimer *t, uint64_t
     int state = 0;
     if (tw_node_pending(&t->tw_node)) {
         state |= TW_STIMER_PENDING;
-        if (at_ns) {
-            tw_time_t d = tw_timer_deadline(&t->tw_node);
-            *at_ns = d > UINT64_MAX / svc->tick_ns ? UINT64_MAX : d * svc->tick_ns;
-        }
+        if (at_ns)
+            *at_ns = tick_ns_of(svc, tw_timer_deadline(&t->tw_node));
     }
     if (sh->running == t)
         state |= TW_STIMER_RUNNING;

@@ -512,13 +512,12 @@ static int scheme_ok(int s)
  * value is), or -1. */
 static int scheme_named(const char *p, size_t n)
 {
-    char lower[32];
-    if (n >= sizeof lower)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        lower[i] = (char)((p[i] >= 'A' && p[i] <= 'Z') ? p[i] - 'A' + 'a' : p[i]);
-    lower[n] = '\0';
-    return tw_scheme_from_name(lower);
+    for (int s = 0; s < TW_SCHEME_COUNT; s++) {
+        const char *name = tw_scheme_name((enum tw_scheme)s);
+        if (strlen(name) == n && strncasecmp(name, p, n) == 0)
+            return s;
+    }
+    return -1;
 }
 
 /* ------------------------------------------------------ module-wide timer */
