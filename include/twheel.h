@@ -123,7 +123,8 @@ struct tw_timer;  /* a timer node: embedded by the caller */
  * `tw` (they return TW_EBUSY). */
 typedef void tw_callback(struct tw *tw, struct tw_timer *timer);
 
-/* Doubly linked list links.  Private: do not touch. */
+/* Doubly linked list links: a pending timer's, the library's (see
+ * struct tw_timer for an idle one's). */
 struct tw_link {
     struct tw_link *next;
     struct tw_link *prev;
@@ -133,7 +134,12 @@ struct tw_link {
  * The timer node, 40 bytes on LP64 (the size of Linux's timer_list).  Embed
  * it in your own struct, initialise it once with tw_timer_init(), and get back
  * to your struct in the callback with tw_container_of().  Every field is
- * private: read the deadline with tw_timer_deadline().
+ * private (read the deadline with tw_timer_deadline()) but one: while the
+ * timer is idle -- never started, stopped, fired (in its callback too) or
+ * handed out by tw_get_expired() -- the library neither reads nor writes
+ * tw_u.link, so you may keep the timer on a list of your own through it
+ * (saving a link in your struct) until you start it again, which
+ * overwrites it.
  */
 struct tw_timer {
     union {

@@ -1817,6 +1817,126 @@ static void case_user_data(struct ctx *c)
     ASSERT_OK(tw_destroy(tw));
 }
 
+/* ------------------------------------------------- an idle timer's links */
+
+/* A timer that, when it fires, goes on its owner's own list (tw_data())
+ * through its links, as twheel.h allows while a timer is idle. */
+struct parked {
+    struct tw_timer node;
+    int fired;
+};
+
+static void park_cb(struct tw *tw, struct tw_timer *t)
+{
+    struct tw_link *head = tw_data(tw), *l = &t->tw_u.link;
+    l->prev = head->prev;
+    l->next = head;
+    head->prev->next = l;
+    head->prev = l;
+    tw_container_of(t, struct parked, node)->fired++;
+}
+
+/* The timers on list `head`, each checked to be one of p[0..n) and there
+ * once, in `order`; how many. */
+static int parked_walk(struct ctx *c, struct tw_link *head, struct parked *p, int n, int *order)
+{
+    int k = 0, seen[16] = {0};
+    for (struct tw_link *l = head->next; l != head; l = l->next) {
+        struct parked *x = tw_container_of(tw_container_of(l, struct tw_timer, tw_u.link),
+                                           struct parked, node);
+        if (!(x >= p && x < p + n) || seen[x - p]++ || l->next->prev != l || k >= n) {
+            (void)c;
+            test_fail(__FILE__, __LINE__, "parked list: a node foreign, twice, or badly linked");
+            return -1;
+        }
+        order[k++] = (int)(x - p);
+    }
+    return k;
+}
+
+/* While a timer is idle -- never started, stopped, fired, or handed out
+ * by tw_get_expired() -- the library reads and writes nothing of its
+ * links, so its owner may keep it on a list of its own through them (the
+ * Redis module keeps its ready timers so): the list survives every call
+ * on the facility, and the timers still stop (0), restart and fire as
+ * they should. */
+static void case_idle_links_are_callers(struct ctx *c)
+{
+    enum { N = 8 };
+    CREATE(tw);
+    struct tw_link head = {&head, &head};
+    tw_set_data(tw, &head);
+    struct parked p[N];
+    for (int i = 0; i < N; i++) {
+        tw_timer_init(&p[i].node, park_cb);
+        p[i].fired = 0;
+    }
+    int order[N];
+    park_cb(tw, &p[0].node); /* never started: parked by hand (fired 1) */
+    ASSERT_EQ_INT(tw_stop(tw, &p[0].node), 0);
+    tw_time_t now = tw_now(tw);
+    static const tw_time_t ivs[N] = {0, 0, 1, 5, 64, 4096, 1u << 20, 3};
+    tw_time_t dl[N] = {0};
+    for (int i = 1; i < N; i++) {
+        ASSERT_OK(tw_start(tw, &p[i].node, cap_interval(tw, ivs[i])));
+        dl[i] = tw_timer_deadline(&p[i].node);
+    }
+    ASSERT_EQ_INT(tw_stop(tw, &p[N - 1].node), 1);
+    park_cb(tw, &p[N - 1].node); /* stopped: parked by hand */
+    ASSERT_EQ_INT(tw_stop(tw, &p[N - 1].node), 0);
+    ASSERT_CHECK(tw);
+    /* the others fire, each parking itself, over a few advances */
+    tw_time_t last = 0;
+    for (int i = 1; i < N - 1; i++)
+        last = max_u64(last, fire_by(c, now, dl[i], now));
+    while (tw_now(tw) < last) {
+        tw_time_t step = tw_now(tw) + (last - tw_now(tw)) / 3 + 1;
+        ASSERT_GE_INT(tw_advance(tw, step), 0);
+        ASSERT_CHECK(tw);
+        ASSERT_GE_INT(parked_walk(c, &head, p, N, order), 2);
+    }
+    ASSERT_EQ_U64(tw_count(tw), 0);
+    ASSERT_EQ_INT(parked_walk(c, &head, p, N, order), N);
+    ASSERT_EQ_INT(order[0], 0);
+    ASSERT_EQ_INT(order[1], N - 1);
+    for (int i = 0; i < N; i++) {
+        ASSERT_EQ_INT(p[i].fired, 1);
+        ASSERT_EQ_INT(tw_timer_pending(&p[i].node), 0);
+        ASSERT_EQ_INT(tw_stop(tw, &p[i].node), 0); /* idle, on the list */
+        if (i > 0 && i < N - 1)
+            ASSERT_EQ_U64(tw_timer_deadline(&p[i].node), dl[i]); /* kept */
+    }
+    ASSERT_EQ_INT(parked_walk(c, &head, p, N, order), N);
+    ASSERT_CHECK(tw);
+
+    /* the pull form: collected timers handed out and parked */
+    head.next = head.prev = &head;
+    now = tw_now(tw);
+    for (int i = 0; i < 4; i++)
+        ASSERT_OK(tw_start(tw, &p[i].node, (tw_time_t)i));
+    tw_time_t to = fire_by(c, now, now + 3, now);
+    ASSERT_EQ_INT(tw_collect(tw, to), 4);
+    struct tw_timer *x;
+    while ((x = tw_get_expired(tw)) != NULL)
+        park_cb(tw, x);
+    ASSERT_EQ_INT(parked_walk(c, &head, p, N, order), 4);
+    ASSERT_EQ_INT(tw_advance(tw, to), 0);
+    ASSERT_EQ_INT(parked_walk(c, &head, p, N, order), 4);
+
+    /* taken off the list, each starts again and fires as any timer */
+    head.next = head.prev = &head;
+    now = tw_now(tw);
+    for (int i = 0; i < N; i++)
+        ASSERT_OK(tw_start(tw, &p[i].node, (tw_time_t)(i + 1)));
+    ASSERT_CHECK(tw);
+    ASSERT_EQ_INT(tw_advance(tw, fire_by(c, now, now + N, now)), N);
+    ASSERT_EQ_INT(parked_walk(c, &head, p, N, order), N);
+    for (int i = 0; i < N; i++)
+        ASSERT_EQ_INT(p[i].fired, i < 4 ? 3 : 2);
+    ASSERT_CHECK(tw);
+    ASSERT_OK(tw_destroy(tw));
+}
+
 const struct test_case test_suite_cases[] = {
     {"zero_interval", case_zero_interval, 1},
     {"past_deadline", case_past_deadline, 1},
@@ -1840,6 +1960,7 @@ const struct test_case test_suite_cases[] = {
     {"fifo_equal_deadlines", case_fifo_equal_deadlines, 1},
     {"due_started_first", case_due_started_first, 1},
     {"stop_idle_and_twice", case_stop_idle_and_twice, 1},
+    {"idle_links_are_callers", case_idle_links_are_callers, 1},
     {"rearm_pending", case_rearm_pending, 1},
     {"lone_far_restart", case_lone_far_restart, 1},
     {"restart_in_slot", case_restart_in_slot, 1},

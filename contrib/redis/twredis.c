@@ -56,14 +56,15 @@ enum tq_state { TQ_PENDING = 0, TQ_READY = 1, TQ_LEASED = 2 };
  * again a period after the run. */
 enum tq_policy { TQ_ONCE = 0, TQ_SKIP = 1, TQ_BURST = 2, TQ_DELAY = 3 };
 
-struct tq_link {
-    struct tq_link *next, *prev;
-};
-
-/* One timer: 72 bytes, then its id and payload in the same allocation. */
+/* One timer: 56 bytes, then its id and payload in the same allocation.
+ * A one-shot timer has one node, tm: on the key's facility while pending
+ * or leased; while ready it is idle there, and its links (which the
+ * library leaves to the caller while a timer is idle) hold it on the
+ * key's ready list.  A periodic timer is pending and ready at once: its
+ * node on the facility is a second one, in data[] after its period
+ * (struct tq_periodic), and tm only lends it the ready list's link. */
 struct tq_entry {
-    struct tw_timer tm;        /* on the key's facility: pending or leased */
-    struct tq_link ready;      /* on the key's ready list: ready */
+    struct tw_timer tm;
     struct tq_entry *hnext;    /* the id index's chain */
     uint32_t plen;
     uint16_t idlen;            /* 1 to TQ_MAX_ID */
@@ -71,9 +72,17 @@ struct tq_entry {
     uint8_t deliveries;        /* one-shot: leases handed out so far; periodic:
                                 * deliveries waiting on the ready list
                                 * (each at most 255) */
-    char data[];               /* periodic: the period (8 bytes); then the id,
+    char data[];               /* periodic: struct tq_periodic; then the id,
                                 * then the payload */
 };
+
+struct tq_periodic {
+    uint64_t period;
+    struct tw_timer tm;        /* on the key's facility at its next run */
+};
+
+_Static_assert(offsetof(struct tq_entry, data) % _Alignof(struct tq_periodic) == 0,
+               "a periodic timer's node follows the entry's header");
 
 /* One key. */
 struct tq {
@@ -83,13 +92,13 @@ struct tq {
     uint64_t count;            /* timers, every state */
     uint64_t nready, nleased;
     uint64_t bytes;            /* the entries' allocations */
-    struct tq_link ready;      /* ready timers, oldest first */
+    struct tw_link ready;      /* ready timers, oldest first */
     /* module-wide bookkeeping */
     struct tw_timer wake;      /* on g.wake at this key's next deadline */
     RedisModuleString *name;   /* the key's name, or NULL if not known yet */
     int db;
     int attached;              /* on g.keys, wake usable */
-    struct tq_link keys;       /* g.keys */
+    struct tw_link keys;       /* g.keys */
 };
 
 static struct {
@@ -99,7 +108,7 @@ static struct {
     int armed;
     int wake_moved;                /* a key's wake started or stopped since arm() */
     uint64_t armed_at;
-    struct tq_link keys;           /* every attached key */
+    struct tw_link keys;           /* every attached key */
     enum tw_scheme scheme;         /* for new keys */
     uint64_t max_payload, max_id;
     uint64_t seed;
@@ -130,15 +139,15 @@ static uint64_t now_ms(void)
     return t < 0 ? 0 : (uint64_t)t;
 }
 
-static void link_init(struct tq_link *l) { l->next = l->prev = l; }
-static void link_add_tail(struct tq_link *head, struct tq_link *l)
+static void link_init(struct tw_link *l) { l->next = l->prev = l; }
+static void link_add_tail(struct tw_link *head, struct tw_link *l)
 {
     l->prev = head->prev;
     l->next = head;
     head->prev->next = l;
     head->prev = l;
 }
-static void link_del(struct tq_link *l)
+static void link_del(struct tw_link *l)
 {
     l->prev->next = l->next;
     l->next->prev = l->prev;
@@ -180,15 +189,39 @@ static void e_set_state(struct tq_entry *e, unsigned st)
     e->state = (uint8_t)((e->state & ~3u) | st);
 }
 static unsigned e_policy(const struct tq_entry *e) { return (unsigned)e->state >> 2; }
-static size_t e_pre(const struct tq_entry *e) { return e_policy(e) ? 8 : 0; }
+static size_t e_pre(const struct tq_entry *e)
+{
+    return e_policy(e) ? sizeof(struct tq_periodic) : 0;
+}
+static struct tq_periodic *e_periodic(struct tq_entry *e)
+{
+    return (struct tq_periodic *)(void *)e->data;
+}
 static uint64_t e_period(const struct tq_entry *e)
 {
-    uint64_t p = 0;
-    if (e_policy(e))
-        memcpy(&p, e->data, sizeof p);
-    return p;
+    return e_policy(e) ? ((const struct tq_periodic *)(const void *)e->data)->period : 0;
 }
-static int e_queued(const struct tq_entry *e) { return e->ready.next != &e->ready; }
+/* The timer's node on the key's facility. */
+static struct tw_timer *e_node(struct tq_entry *e)
+{
+    return e_policy(e) ? &e_periodic(e)->tm : &e->tm;
+}
+static uint64_t e_deadline(const struct tq_entry *e)
+{
+    return tw_timer_deadline(e_policy(e) ? &((const struct tq_periodic *)(const void *)e->data)->tm
+                                         : &e->tm);
+}
+/* Its link on the ready list, and the entry of a link there. */
+static struct tw_link *e_ready(struct tq_entry *e) { return &e->tm.tw_u.link; }
+static struct tq_entry *ready_entry(struct tw_link *l)
+{
+    return tq_container_of(l, struct tq_entry, tm.tw_u.link);
+}
+/* On the ready list?  A periodic timer while it has deliveries waiting. */
+static int e_queued(const struct tq_entry *e)
+{
+    return e_policy(e) ? e->deliveries != 0 : e_state(e) == TQ_READY;
+}
 
 static const char *entry_id(const struct tq_entry *e) { return e->data + e_pre(e); }
 static const char *entry_payload(const struct tq_entry *e) { return entry_id(e) + e->idlen; }
@@ -257,6 +290,7 @@ static void index_add(struct tq *q, struct tq_entry *e)
 /* ------------------------------------------------------------- the keys */
 
 static void entry_fire(struct tw *tw, struct tw_timer *t);
+static void periodic_entry_fire(struct tw *tw, struct tw_timer *t);
 static void wake_fire(struct tw *tw, struct tw_timer *t);
 
 static struct tq *tq_new(enum tw_scheme scheme, tw_time_t start)
@@ -271,7 +305,7 @@ static struct tq *tq_new(enum tw_scheme scheme, tw_time_t start)
         RedisModule_Free(q);
         return NULL;
     }
-    tw_set_data(q->tw, q); /* for entry_fire() */
+    tw_set_data(q->tw, q); /* for the timers' callbacks */
     link_init(&q->ready);
     link_init(&q->keys);
     tw_timer_init(&q->wake, wake_fire);
@@ -365,7 +399,7 @@ static void tq_free(void *value)
  * delivery taken, it is gone. */
 static void periodic_fire(struct tq *q, struct tq_entry *e, struct tw *tw)
 {
-    uint64_t d = tw_timer_deadline(&e->tm), now = tw_now(tw), p = e_period(e);
+    uint64_t d = e_deadline(e), now = tw_now(tw), p = e_period(e);
     uint64_t runs = 1, next;
     if (e_policy(e) == TQ_DELAY) {
         next = now <= TQ_MAX_DEADLINE - p ? now + p : UINT64_MAX;
@@ -376,14 +410,13 @@ static void periodic_fire(struct tq *q, struct tq_entry *e, struct tw *tw)
             runs = k;
     }
     if (!e_queued(e)) {
-        link_add_tail(&q->ready, &e->ready);
+        link_add_tail(&q->ready, e_ready(e));
         q->nready++;
-        e->deliveries = 0;
     }
     uint64_t owed = e_policy(e) == TQ_BURST ? e->deliveries + runs : 1;
     e->deliveries = (uint8_t)(owed < UINT8_MAX ? owed : UINT8_MAX);
     if (next != UINT64_MAX)
-        tw_start_at(tw, &e->tm, next);
+        tw_start_at(tw, &e_periodic(e)->tm, next);
 }
 
 /* A fired timer (deadline or lease) goes to the tail of the ready list. */
@@ -391,15 +424,18 @@ static void entry_fire(struct tw *tw, struct tw_timer *t)
 {
     struct tq_entry *e = tq_container_of(t, struct tq_entry, tm);
     struct tq *q = tw_data(tw);
-    if (e_policy(e)) {
-        periodic_fire(q, e, tw);
-        return;
-    }
     if (e_state(e) == TQ_LEASED)
         q->nleased--;
     e_set_state(e, TQ_READY);
     q->nready++;
-    link_add_tail(&q->ready, &e->ready);
+    link_add_tail(&q->ready, e_ready(e)); /* t is idle: its links are free */
+}
+
+/* A periodic timer's run. */
+static void periodic_entry_fire(struct tw *tw, struct tw_timer *t)
+{
+    struct tq_periodic *pt = tq_container_of(t, struct tq_periodic, tm);
+    periodic_fire(tw_data(tw), tq_container_of((char *)pt, struct tq_entry, data), tw);
 }
 
 /* Advance the key's facility to `now` (never back): its due timers become
@@ -419,12 +455,12 @@ static void entry_unlink(struct tq *q, struct tq_entry **slot)
     struct tq_entry *e = *slot;
     *slot = e->hnext;
     if (e_queued(e)) {
-        link_del(&e->ready);
+        link_del(e_ready(e));
         q->nready--;
     }
     if (e_state(e) == TQ_LEASED)
         q->nleased--;
-    tw_stop(q->tw, &e->tm); /* 0 for a timer that fired */
+    tw_stop(q->tw, e_node(e)); /* 0 for a timer that fired */
     q->count--;
     if (q->nbucket > 64 && q->count < q->nbucket / 8)
         index_resize(q, q->nbucket / 4);
@@ -438,7 +474,7 @@ static void entry_insert(struct tq *q, struct tq_entry *e, uint64_t h, uint64_t 
     q->count++;
     q->bytes += entry_size(e);
     e_set_state(e, TQ_PENDING);
-    tw_start_at(q->tw, &e->tm, due);
+    tw_start_at(q->tw, e_node(e), due);
     if (due <= tw_now(q->tw))
         tq_advance(q, tw_now(q->tw)); /* fires e (and, in hierarchical_coarse, any
                                          timer whose deadline has come but not its
@@ -450,16 +486,17 @@ static void entry_insert(struct tq *q, struct tq_entry *e, uint64_t h, uint64_t 
 static struct tq_entry *entry_new(const char *id, size_t idlen, const char *p, size_t plen,
                                   unsigned policy, uint64_t period)
 {
-    size_t pre = policy ? sizeof period : 0;
+    size_t pre = policy ? sizeof(struct tq_periodic) : 0;
     struct tq_entry *e = RedisModule_Alloc(sizeof *e + pre + idlen + plen);
     memset(e, 0, sizeof *e);
-    tw_timer_init(&e->tm, entry_fire);
-    link_init(&e->ready);
+    tw_timer_init(&e->tm, policy ? NULL : entry_fire); /* a periodic one's: never started */
     e->idlen = (uint16_t)idlen;
     e->plen = (uint32_t)plen;
     e->state = (uint8_t)(policy << 2);
-    if (pre)
-        memcpy(e->data, &period, sizeof period);
+    if (pre) {
+        e_periodic(e)->period = period;
+        tw_timer_init(&e_periodic(e)->tm, periodic_entry_fire);
+    }
     memcpy(e->data + pre, id, idlen);
     if (plen)
         memcpy(e->data + pre + idlen, p, plen);
@@ -476,23 +513,23 @@ static void entry_take(struct tq *q, struct tq_entry *e, uint64_t until)
             e->deliveries--;
             return;
         }
-        link_del(&e->ready);
+        link_del(e_ready(e));
         q->nready--;
         e->deliveries = 0;
-        if (!tw_timer_pending(&e->tm)) { /* its last run */
+        if (!tw_timer_pending(e_node(e))) { /* its last run */
             entry_unlink(q, index_slot(q, entry_id(e), e->idlen));
             entry_free(q, e);
         }
         return;
     }
     if (until) {
-        link_del(&e->ready);
+        link_del(e_ready(e));
         q->nready--;
         e_set_state(e, TQ_LEASED);
         if (e->deliveries < UINT8_MAX)
             e->deliveries++;
         q->nleased++;
-        tw_start_at(q->tw, &e->tm, until);
+        tw_start_at(q->tw, e_node(e), until);
         if (until <= tw_now(q->tw))
             tq_advance(q, tw_now(q->tw));
     } else {
@@ -905,7 +942,7 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     entry_insert(q, e, h, due);
     if (queued) {
         if (!e_queued(e)) {
-            link_add_tail(&q->ready, &e->ready);
+            link_add_tail(&q->ready, e_ready(e));
             q->nready++;
         }
         e->deliveries = (uint8_t)queued;
@@ -1017,7 +1054,7 @@ static int cmd_deadline(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     size_t len;
     const char *id = RedisModule_StringPtrLen(argv[2], &len);
     struct tq_entry *e = q ? index_find(q, id, len) : NULL;
-    return RedisModule_ReplyWithLongLong(ctx, e ? (long long)tw_timer_deadline(&e->tm) : -2);
+    return RedisModule_ReplyWithLongLong(ctx, e ? (long long)e_deadline(e) : -2);
 }
 
 /* TW.COUNT key: timers in the key, every state. */
@@ -1087,7 +1124,7 @@ static long long take_ready(RedisModuleCtx *ctx, RedisModuleString *name, struct
             cap *= 2;
             ids = RedisModule_Realloc(ids, cap * sizeof *ids);
         }
-        struct tq_entry *e = tq_container_of(q->ready.next, struct tq_entry, ready);
+        struct tq_entry *e = ready_entry(q->ready.next);
         RedisModule_ReplyWithArray(ctx, 2);
         RedisModule_ReplyWithStringBuffer(ctx, entry_id(e), e->idlen);
         RedisModule_ReplyWithStringBuffer(ctx, entry_payload(e), e->plen);
@@ -1282,11 +1319,11 @@ static void tq_rdb_save_entry(RedisModuleIO *io, struct tq_entry *e)
     RedisModule_SaveStringBuffer(io, entry_id(e), e->idlen);
     RedisModule_SaveStringBuffer(io, entry_payload(e), e->plen);
     RedisModule_SaveUnsigned(io, e->state);
-    RedisModule_SaveUnsigned(io, tw_timer_deadline(&e->tm));
+    RedisModule_SaveUnsigned(io, e_deadline(e));
     RedisModule_SaveUnsigned(io, e->deliveries);
     if (e_policy(e)) {
         RedisModule_SaveUnsigned(io, e_period(e));
-        RedisModule_SaveUnsigned(io, (uint64_t)(tw_timer_pending(&e->tm) ? 1 : 0) |
+        RedisModule_SaveUnsigned(io, (uint64_t)(tw_timer_pending(e_node(e)) ? 1 : 0) |
                                          (uint64_t)(e_queued(e) ? 2 : 0));
     }
 }
@@ -1298,8 +1335,8 @@ static void tq_rdb_save(RedisModuleIO *io, void *value)
     RedisModule_SaveStringBuffer(io, scheme, strlen(scheme));
     RedisModule_SaveUnsigned(io, tw_now(q->tw));
     RedisModule_SaveUnsigned(io, q->count);
-    for (struct tq_link *l = q->ready.next; l != &q->ready; l = l->next)
-        tq_rdb_save_entry(io, tq_container_of(l, struct tq_entry, ready));
+    for (struct tw_link *l = q->ready.next; l != &q->ready; l = l->next)
+        tq_rdb_save_entry(io, ready_entry(l));
     for (uint64_t i = 0; i < q->nbucket; i++)
         for (struct tq_entry *e = q->bucket[i]; e; e = e->hnext)
             if (!e_queued(e))
@@ -1334,18 +1371,18 @@ static int tq_rdb_load_entry(RedisModuleIO *io, int encver, struct tq *q, uint64
         q->bytes += entry_size(e);
         if (policy) {
             if (flags & 1)
-                tw_start_at(q->tw, &e->tm, deadline);
+                tw_start_at(q->tw, e_node(e), deadline);
             if (flags & 2) {
-                link_add_tail(&q->ready, &e->ready);
+                link_add_tail(&q->ready, e_ready(e));
                 q->nready++;
             }
         } else if (st == TQ_READY) {
             /* Fired now, so that it joins the ready list in the file's
              * order and keeps the deadline it had. */
-            tw_start_at(q->tw, &e->tm, deadline < now ? deadline : now);
+            tw_start_at(q->tw, e_node(e), deadline < now ? deadline : now);
             tq_advance(q, now);
         } else {
-            tw_start_at(q->tw, &e->tm, deadline);
+            tw_start_at(q->tw, e_node(e), deadline);
             if (st == TQ_LEASED) {
                 e_set_state(e, TQ_LEASED);
                 q->nleased++;
@@ -1407,8 +1444,8 @@ static void tq_aof_entry(RedisModuleIO *aof, RedisModuleString *key, struct tq *
     RedisModuleString *a[TQ_ADD_ARGS_MAX];
     uint64_t now = tw_now(q->tw);
     int n;
-    if (e_policy(e) && tw_timer_pending(&e->tm)) {
-        n = add_args(key, q, e, tw_timer_deadline(&e->tm), 1, e_queued(e) ? e->deliveries : 0,
+    if (e_policy(e) && tw_timer_pending(e_node(e))) {
+        n = add_args(key, q, e, e_deadline(e), 1, e_queued(e) ? e->deliveries : 0,
                      0, a);
     } else if (e_policy(e)) {
         /* past its last run, its last delivery waiting: a one-shot timer
@@ -1417,7 +1454,7 @@ static void tq_aof_entry(RedisModuleIO *aof, RedisModuleString *key, struct tq *
     } else if (e_state(e) == TQ_LEASED) {
         n = add_args(key, q, e, now, 0, 0, e->deliveries ? e->deliveries - 1u : 0, a);
     } else {
-        n = add_args(key, q, e, tw_timer_deadline(&e->tm), 0, 0, e->deliveries, a);
+        n = add_args(key, q, e, e_deadline(e), 0, 0, e->deliveries, a);
     }
     RedisModule_EmitAOF(aof, "TW.ADD", "v", a, (size_t)n);
     add_args_free(a, n);
@@ -1430,8 +1467,8 @@ static void tq_aof_entry(RedisModuleIO *aof, RedisModuleString *key, struct tq *
 static void tq_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *value)
 {
     struct tq *q = value;
-    for (struct tq_link *l = q->ready.next; l != &q->ready; l = l->next)
-        tq_aof_entry(aof, key, q, tq_container_of(l, struct tq_entry, ready));
+    for (struct tw_link *l = q->ready.next; l != &q->ready; l = l->next)
+        tq_aof_entry(aof, key, q, ready_entry(l));
     for (uint64_t i = 0; i < q->nbucket; i++)
         for (struct tq_entry *e = q->bucket[i]; e; e = e->hnext)
             if (!e_queued(e))
@@ -1441,7 +1478,7 @@ static void tq_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *val
         for (struct tq_entry *e = q->bucket[i]; e; e = e->hnext)
             if (e_state(e) == TQ_LEASED)
                 RedisModule_EmitAOF(aof, "TW.TAKE", "slb", key,
-                                    (long long)tw_timer_deadline(&e->tm), entry_id(e),
+                                    (long long)e_deadline(e), entry_id(e),
                                     (size_t)e->idlen);
 }
 
@@ -1467,7 +1504,7 @@ static void tq_digest(RedisModuleDigest *md, void *value)
             RedisModule_DigestAddLongLong(md, e->state);
             RedisModule_DigestAddLongLong(md, e->deliveries);
             RedisModule_DigestAddLongLong(md, (long long)e_period(e));
-            RedisModule_DigestAddLongLong(md, (long long)tw_timer_deadline(&e->tm));
+            RedisModule_DigestAddLongLong(md, (long long)e_deadline(e));
             RedisModule_DigestEndSequence(md);
         }
 }
@@ -1503,7 +1540,7 @@ static void on_flush(RedisModuleCtx *ctx, RedisModuleEvent e, uint64_t sub, void
     if (sub != REDISMODULE_SUBEVENT_FLUSHDB_START)
         return;
     const RedisModuleFlushInfo *fi = data;
-    struct tq_link *l = g.keys.next, *next;
+    struct tw_link *l = g.keys.next, *next;
     for (; l != &g.keys; l = next) {
         next = l->next;
         struct tq *q = tq_container_of(l, struct tq, keys);
@@ -1519,7 +1556,7 @@ static void on_swapdb(RedisModuleCtx *ctx, RedisModuleEvent e, uint64_t sub, voi
     (void)e;
     (void)sub;
     const RedisModuleSwapDbInfo *si = data;
-    for (struct tq_link *l = g.keys.next; l != &g.keys; l = l->next) {
+    for (struct tw_link *l = g.keys.next; l != &g.keys; l = l->next) {
         struct tq *q = tq_container_of(l, struct tq, keys);
         if (q->db == si->dbnum_first)
             q->db = si->dbnum_second;
