@@ -83,7 +83,7 @@ TW_EXTERN unsigned tw_version_hex(void);
     X(EINVAL,   -5001, "invalid argument (NULL, or a value out of its range)")           \
     X(ENOMEM,   -5002, "out of memory")                                                  \
     X(ERANGE,   -5003, "interval beyond the range of this scheme")                       \
-    X(EBUSY,    -5004, "not allowed from inside a callback of this facility")            \
+    X(EBUSY,    -5004, "not now: in a callback of this facility, or it has callouts")    \
     X(EOWNER,   -5005, "timer is pending on another facility")                           \
     X(ENOTINIT, -5006, "timer was never initialised with tw_timer_init()")               \
     X(ETIME,    -5007, "time would go backwards")                                        \
@@ -289,7 +289,8 @@ TW_EXTERN int tw_create(struct tw **out, const struct tw_config *cfg);
  * memory must still be valid (free the structs that hold pending timers
  * after tw_destroy(), or stop those timers first).  Returns 0, TW_EINVAL
  * for NULL, or TW_EBUSY when called from one of this facility's callbacks
- * (then nothing happens). */
+ * or while a callout context (tw_callouts_init()) is on it (then nothing
+ * happens). */
 TW_EXTERN int tw_destroy(struct tw *tw);
 
 /* ------------------------------------------------------------------- timers */
@@ -372,7 +373,8 @@ TW_EXTERN int64_t tw_advance(struct tw *tw, tw_time_t now);
  * tw_start() re-arms it, tw_destroy() makes them idle, tw_next_expiry()
  * reports the earliest of them; a later tw_advance() or tw_collect() leaves
  * them where they are.  Returns how many were queued, or an error as
- * tw_advance(). */
+ * tw_advance(), or TW_EBUSY while a callout context is on the facility
+ * (its callouts run from tw_advance() only; nothing is done). */
 TW_EXTERN int64_t tw_collect(struct tw *tw, tw_time_t now);
 
 /* Pop the next timer of the expired queue, now idle, or NULL when empty.
@@ -653,7 +655,9 @@ TW_EXTERN uint64_t tw_periodic_count(const struct tw_periodic *p);
  * facility's tw_advance() runs the callouts: each due callout is taken out
  * of the context (and a tw_timeout() callout's storage is returned to the
  * pool) before func(arg) runs, so func may call any tw_*callout*() or
- * tw_*timeout() function, on any callout, itself included.
+ * tw_*timeout() function, on any callout, itself included (but
+ * tw_callout_init() on a pending one).  While a context is on a facility,
+ * tw_collect() and tw_destroy() of the facility return TW_EBUSY.
  *
  * Costs on top of the facility's tw_start()/tw_stop() (docs/callout.md):
  * tw_setcallout(), tw_unsetcallout() and expiry O(1) and never allocate;
@@ -686,12 +690,14 @@ struct tw_callout {
 
 /* Create a callout context on facility `tw` (which must outlive it).
  * Stores it in *out and returns 0, or returns TW_EINVAL (NULL out or tw)
- * or TW_ENOMEM, leaving *out untouched. */
+ * or TW_ENOMEM (out of memory, or 65,535 contexts on `tw` already),
+ * leaving *out untouched. */
 TW_EXTERN int tw_callouts_init(struct tw_callouts **out, struct tw *tw);
 
 /* Cancel every callout pending through the context (none of them runs;
- * tw_setcallout() callouts become idle and may be set again), free the
- * pool and the context.  NULL is a no-op.  Call it before tw_destroy() of
+ * tw_setcallout() callouts become idle and may be set again; a handle set
+ * last through another context is that one's), free the pool and the
+ * context.  NULL is a no-op.  Call it before tw_destroy() of
  * the facility.  It may be called from a callout's func. */
 TW_EXTERN void tw_callouts_destroy(struct tw_callouts *co);
 

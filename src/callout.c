@@ -36,8 +36,14 @@
  * many as the pool has, up to CO_CHUNK_MAX), so growth is amortised O(1)
  * and no entry is touched before it is used.  The hash table doubles when
  * the pending timeouts outnumber its buckets; that growth is best effort
- * (if the allocator fails, chains just get longer), so only the pool can
- * make tw_timeout() fail, before anything has changed.
+ * (if the allocator fails, chains just get longer), so besides the
+ * facility's own refusals (TW_ERANGE, and TW_ENOMEM from the schemes that
+ * grow tables) only the pool can make tw_timeout() fail; either way no
+ * callout has changed (a chunk the pool got stays, for the next call).
+ *
+ * The facility counts its contexts (tw->callouts): tw_destroy() would
+ * leave them dangling, and tw_collect() would queue their timers where no
+ * func runs, so both refuse with TW_EBUSY while a context exists.
  */
 #include "check.h"
 #include "facility.h"
@@ -242,6 +248,8 @@ int tw_callouts_init(struct tw_callouts **out, struct tw *tw)
 {
     if (out == NULL || tw == NULL)
         return TW_EINVAL;
+    if (tw->callouts == UINT16_MAX)
+        return TW_ENOMEM; /* the facility counts its contexts in 16 bits */
     struct tw_allocator a = tw->alloc;
     struct tw_callouts *co = a.alloc_fn(a.ctx, sizeof *co);
     if (co == NULL)
@@ -260,6 +268,7 @@ int tw_callouts_init(struct tw_callouts **out, struct tw *tw)
         co->table[i] = NULL;
     co->mask = n - 1;
     co->shift = 64u - CO_TABLE_MIN_BITS;
+    tw->callouts++;
     *out = co;
     return 0;
 }
@@ -286,6 +295,7 @@ void tw_callouts_destroy(struct tw_callouts *co)
         k = next;
     }
     co_free(co, co->table, (co->mask + 1) * sizeof *co->table);
+    co->tw->callouts--;
     struct tw_allocator a = co->alloc;
     a.free_fn(a.ctx, co, sizeof *co);
 }
@@ -311,8 +321,11 @@ int tw_setcallout(struct tw_callouts *co, struct tw_callout *c, tw_callout_fn *f
     c->timer.tw_fn = fire_handle;
     c->func = func;
     c->arg = arg;
-    if (c->pprev == NULL)
-        chain_add(&co->handles, c);
+    /* On this context's list, whichever context set it before: the one
+     * whose destroy cancels it is the one that set it last. */
+    if (c->pprev)
+        chain_del(c);
+    chain_add(&co->handles, c);
     return 0;
 }
 

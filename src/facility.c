@@ -260,8 +260,8 @@ int tw_destroy(struct tw *tw)
 {
     if (tw == NULL)
         return TW_EINVAL;
-    if (tw->busy)
-        return TW_EBUSY;
+    if (tw->busy || tw->callouts)
+        return TW_EBUSY; /* a callback runs, or a callout context would dangle */
     struct tw_ready all;
     tw_ready_init(&all);
     if (tw->now != TW_TIME_MAX)
@@ -470,6 +470,8 @@ int64_t tw_collect(struct tw *tw, tw_time_t now)
     int rc = advance_check(tw, now);
     if (TW_UNLIKELY(rc))
         return rc;
+    if (TW_UNLIKELY(tw->callouts))
+        return TW_EBUSY; /* its callouts are run by tw_advance() only */
     gather(tw, now);
     int64_t n = 0;
     unsigned j = 0, live = tw_ready_take_live(&tw->ready);

@@ -45,6 +45,7 @@ struct tw {
     const struct tw_ops *ops;
     enum tw_scheme scheme;
     bool keeps_late;            /* ops->keeps_late */
+    uint16_t callouts;          /* callout contexts on it (callout.c) */
     /* the second 64 bytes end here; copies of the ops the core's entry
      * points call */
     void (*insert)(struct tw *tw, struct tw_timer *t);

@@ -611,6 +611,87 @@ static void case_two_contexts(struct ctx *c)
     ASSERT_OK(tw_destroy(tw));
 }
 
+
+/* A handle set through one context and then another is the second one's:
+ * destroying the first leaves it pending, destroying the second cancels
+ * it, and it can be freed then. */
+static void case_handle_moves(struct ctx *c)
+{
+    hit_total = 0;
+    struct tw *tw = test_create(c);
+    ASSERT_NOT_NULL(tw);
+    struct tw_callouts *c1 = co_create(tw), *c2 = co_create(tw);
+    ASSERT_NOT_NULL(c1);
+    ASSERT_NOT_NULL(c2);
+    struct hit a;
+    hit_init(&a, tw, NULL);
+    struct tw_callout *h = malloc(sizeof *h), *k = malloc(sizeof *k);
+    ASSERT_NOT_NULL(h);
+    ASSERT_NOT_NULL(k);
+    tw_callout_init(h);
+    tw_callout_init(k);
+    ASSERT_OK(tw_setcallout(c1, h, hit_fn, &a, 10));
+    ASSERT_OK(tw_setcallout(c2, h, hit_fn, &a, 20)); /* re-armed through c2: c2's now */
+    ASSERT_OK(tw_setcallout(c2, k, hit_fn, &a, 30));
+    ASSERT_OK(tw_setcallout(c1, k, hit_fn, &a, 40)); /* and k is c1's */
+    ASSERT_CO_CHECK(c1);
+    ASSERT_CO_CHECK(c2);
+    tw_callouts_destroy(c2);
+    ASSERT_EQ_INT(tw_callout_pending(h), 0);
+    ASSERT_EQ_INT(tw_callout_pending(k), 1);
+    ASSERT_EQ_U64(tw_count(tw), 1);
+    free(h); /* idle: nothing refers to it */
+    ASSERT_CO_CHECK(c1);
+    ASSERT_CHECK(tw);
+    tw_callouts_destroy(c1);
+    ASSERT_EQ_INT(tw_callout_pending(k), 0);
+    ASSERT_EQ_U64(tw_count(tw), 0);
+    ASSERT_EQ_INT(a.calls, 0);
+    free(k);
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* The pull form and the facility's destroy are refused (TW_EBUSY, nothing
+ * done) while a context is on the facility: its callouts run from
+ * tw_advance() only, and a destroyed facility would leave it dangling. */
+static void case_facility_busy(struct ctx *c)
+{
+    hit_total = 0;
+    struct tw *tw = test_create(c);
+    ASSERT_NOT_NULL(tw);
+    struct tw_callouts *co = co_create(tw);
+    ASSERT_NOT_NULL(co);
+    struct hit a;
+    hit_init(&a, tw, co);
+    struct tw_callout h;
+    tw_callout_init(&h);
+    struct ttimer x;
+    tt_init(&x, 1);
+    tw_time_t now = tw_now(tw);
+    ASSERT_OK(tw_timeout(co, hit_fn, &a, 0));
+    ASSERT_OK(tw_setcallout(co, &h, hit_fn, &a, 0));
+    ASSERT_OK(tw_start(tw, &x.node, 0));
+    ASSERT_EQ_INT(tw_collect(tw, now), TW_EBUSY);
+    ASSERT_NULL(tw_get_expired(tw));
+    ASSERT_EQ_U64(tw_now(tw), now);
+    ASSERT_EQ_U64(tw_count(tw), 3);
+    ASSERT_EQ_INT(tw_callout_pending(&h), 1);
+    ASSERT_EQ_INT(tw_destroy(tw), TW_EBUSY);
+    ASSERT_EQ_U64(tw_count(tw), 3);
+    ASSERT_CO_CHECK(co);
+    ASSERT_CHECK(tw);
+    /* the advance runs them all */
+    ASSERT_EQ_INT(tw_advance(tw, now), 3);
+    ASSERT_EQ_INT(a.calls, 2);
+    ASSERT_EQ_INT(x.fired, 1);
+    /* without a context, the pull form works again */
+    tw_callouts_destroy(co);
+    ASSERT_OK(tw_start(tw, &x.node, 0));
+    ASSERT_EQ_INT(tw_collect(tw, now), 1);
+    ASSERT_TRUE(tw_get_expired(tw) == &x.node);
+    ASSERT_OK(tw_destroy(tw));
+}
+
 /* ------------------------------------------------------------ bad input */
 
 static void case_bad_input(struct ctx *c)
@@ -1299,6 +1380,8 @@ const struct test_case test_suite_callout[] = {
     {"retimeout_in_func", case_retimeout_in_func, 1},
     {"handles", case_handles, 1},
     {"two_contexts", case_two_contexts, 0},
+    {"handle_moves", case_handle_moves, 0},
+    {"facility_busy", case_facility_busy, 0},
     {"bad_input", case_bad_input, 0},
     {"alloc_fail", case_alloc_fail, 0},
     {"destroy_pending", case_destroy_pending, 1},
