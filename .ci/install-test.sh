@@ -3,13 +3,14 @@
 # static-only install at configure time) and build examples/hello.c against
 # the installed copy only, and as a subproject, every way the README gives:
 #   1. pkg-config, static library (-Wl,-Bstatic around the pkg-config libs);
-#   2. pkg-config, shared library, run with LD_LIBRARY_PATH, and again
+#   2. pkg-config, shared library (its soname libtwheel.so.0.MINOR while
+#      the major version is 0), run with LD_LIBRARY_PATH, and again
 #      linked with an rpath (runs with no environment at all);
 #   3. a CMake project that uses find_package(twheel) and twheel::twheel,
 #      and one for each installed loop driver (twheel::timerfd on Linux;
 #      twheel::uv and twheel::ev where libuv and libev are installed);
 #   4. a static-only install (-DTW_BUILD_SHARED=OFF): plain pkg-config
-#      links it statically;
+#      links it statically (-pthread in Libs);
 #   5. add_subdirectory() and FetchContent: the parent keeps its own build
 #      type (none), gets no twheel tests and no twheel install rules, and
 #      twheel builds its static library only.
@@ -66,6 +67,13 @@ step "pkg-config, shared"
 "$cc" "${cflags[@]}" "$work/hello.c" $(pkg-config --cflags --libs twheel) -o "$work/hello-shared"
 readelf -d "$work/hello-shared" | grep -q 'libtwheel\.so' ||
   { echo "install-test: hello-shared does not use libtwheel.so" >&2; exit 1; }
+# The soname carries the ABI's version: MAJOR.MINOR while MAJOR is 0.
+ver=$(pkg-config --modversion twheel)
+soname=libtwheel.so.${ver%%.*}
+[ "${ver%%.*}" != 0 ] || soname=libtwheel.so.${ver%.*}
+readelf -d "$work/hello-shared" | grep -q "NEEDED.*\[$soname\]" ||
+  { echo "install-test: hello-shared does not need $soname:" >&2
+    readelf -d "$work/hello-shared" | grep NEEDED >&2; exit 1; }
 out=$(LD_LIBRARY_PATH="$libdir" "$work/hello-shared")
 check_output "shared (pkg-config, LD_LIBRARY_PATH)" "$out"
 # shellcheck disable=SC2046
@@ -80,7 +88,7 @@ cp "$work/hello.c" "$work/consumer/hello.c"
 cat >"$work/consumer/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.16)
 project(twheel_consumer C)
-find_package(twheel 0.1 REQUIRED)
+find_package(twheel 0.2 REQUIRED)
 add_executable(hello hello.c)
 target_link_libraries(hello PRIVATE twheel::twheel)
 CMAKE
@@ -100,7 +108,7 @@ driver_consumer() {
   cat >"$dir/CMakeLists.txt" <<CMAKE
 cmake_minimum_required(VERSION 3.16)
 project(twheel_consumer_$d C)
-find_package(twheel 0.1 REQUIRED)
+find_package(twheel 0.2 REQUIRED)
 add_executable($d $d.c)
 target_link_libraries($d PRIVATE twheel::$d)
 CMAKE
@@ -174,6 +182,9 @@ if find "$work/prefix-static" -name 'libtwheel.so*' | grep -q .; then
   exit 1
 fi
 pc=$(find "$work/prefix-static" -name twheel.pc | head -n 1)
+# The archive needs POSIX threads, and its users link it with plain --libs.
+PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --libs twheel | grep -q -- '-pthread' ||
+  { echo "install-test: a static-only twheel.pc does not give -pthread in Libs" >&2; exit 1; }
 # shellcheck disable=SC2046
 "$cc" "${cflags[@]}" "$work/hello.c" $(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs twheel) \
   -o "$work/hello-static-only"

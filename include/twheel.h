@@ -63,7 +63,7 @@ extern "C" {
 /* ------------------------------------------------------------------ version */
 
 #define TW_VERSION_MAJOR 0
-#define TW_VERSION_MINOR 1
+#define TW_VERSION_MINOR 2
 #define TW_VERSION_PATCH 0
 #define TW_VERSION_HEX \
     ((TW_VERSION_MAJOR << 16) | (TW_VERSION_MINOR << 8) | TW_VERSION_PATCH)
