@@ -71,12 +71,13 @@ static void adv_usage(FILE *f)
             "usage: twbench advise [options]\n"
             "  Measures the candidate schemes on a synthetic replica of a workload and\n"
             "  recommends one, with the paper's Scheme 6 / Scheme 7 cost model.  It\n"
-            "  measures each candidate in turn: 1 to 5 minutes at --timers 1e6 on 2 cores.\n"
+            "  measures each candidate in turn: about 2 minutes at --timers 1e6 on 2 idle\n"
+            "  cores, up to 4 on a busy machine.\n"
             "  --timers N            timers pending at once (default 1e5)\n"
             "  --ttls LIST           the intervals used, e.g. 30s,60s,300s (a bare number\n"
             "                        is ticks; units ns us ms s m h)\n"
             "  --intervals LO:HI     or: intervals uniform in [LO, HI], e.g. 1ms:2s\n"
-            "  --stopped F           fraction stopped before expiry, 0..1 (default 0)\n"
+            "  --stopped F           fraction stopped before expiry, 0..0.999 (default 0)\n"
             "  --tick T              the clock's tick, e.g. 1ms (default), or\n"
             "  --tick-rate HZ        ticks per second\n"
             "  --help                this text\n"
@@ -134,6 +135,7 @@ static uint64_t to_ticks(const char *opt, const char *s)
 static void parse_adv(int argc, char **argv)
 {
     const char *ttls = NULL, *range = NULL;
+    int tick_given = 0;
     adv.n = 100000;
     adv.tick_s = 1e-3;
     for (int i = 1; i < argc; i++) {
@@ -166,11 +168,15 @@ static void parse_adv(int argc, char **argv)
             if (end == v || *end || !(adv.stopped >= 0) || adv.stopped > 0.999)
                 adv_error("bad --stopped '%s': want a fraction from 0 to 0.999", v);
         } else if (!strcmp(a, "--tick")) {
+            if (tick_given++)
+                adv_error("give --tick or --tick-rate, once");
             int is_ticks;
             adv.tick_s = parse_time(a, v, &is_ticks);
             if (is_ticks || !(adv.tick_s > 0))
                 adv_error("bad --tick '%s': want a time with its unit, e.g. 1ms", v);
         } else if (!strcmp(a, "--tick-rate")) {
+            if (tick_given++)
+                adv_error("give --tick or --tick-rate, once");
             char *end;
             double hz = strtod(v, &end);
             if (end == v || *end || !(hz > 0) || hz > 1e9)
@@ -659,7 +665,8 @@ int advise_main(int argc, char **argv)
         double hi = h6->ns_tick < h7->ns_tick ? h7->ns_tick : h6->ns_tick;
         const char *verdict = hi < lo * 1.1 ? "within 10% of each other: too close to call"
                               : (h6->ns_tick <= h7->ns_tick) == (cost6 <= cost7)
-                                  ? "agrees"
+                                  ? "agrees in which is cheaper (the model counts bookkeeping "
+                                    "only, so not in how much)"
                                   : "disagrees (the model counts bookkeeping only, not starts, "
                                     "stops and cache misses)";
         printf("; measured on the replica: Scheme 6 %.1f, Scheme 7 %.1f ns per tick: %s\n",
@@ -683,9 +690,17 @@ int advise_main(int argc, char **argv)
                        "by less than 1/7.75 of their interval)\n",
                        cands[i].ns_timer);
         char ename[48];
-        printf("  create it with tw_config_init(&cfg, TW_%s)%s\n",
-               enum_name(b->scheme, ename, sizeof ename),
-               b->slots && b->slots != 4096 ? " and cfg.slots as its label says" : "");
+        printf("  create it with tw_config_init(&cfg, TW_%s)", enum_name(b->scheme, ename,
+                                                                      sizeof ename));
+        if (b->slots && b->slots != 4096)
+            printf(" and cfg.slots = %u", b->slots);
+        printf("\n");
+        if (b->scheme == TW_WHEEL)
+            printf("  (the wheel refuses a start beyond %u ticks with TW_ERANGE: it suits "
+                   "intervals that never exceed that)\n",
+                   b->slots ? b->slots : 4096u);
+        printf("  one measurement per candidate: a lead under 10%% may not hold on another "
+               "run\n");
     }
     return 0;
 }

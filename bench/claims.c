@@ -199,8 +199,9 @@ static int contradicts(enum claim c, double slope)
 }
 
 /* A contradiction is flagged only when the slopes of the medians, of the
- * minima and of the maxima all contradict the claim: one noisy window
- * cannot raise a flag. */
+ * minima and of the maxima all contradict the claim, over at least three
+ * values of n: one noisy window cannot raise a flag, nor can a line
+ * through two points (--quick), which any two noisy cells draw. */
 void fit_slopes(void)
 {
     for (int si = 0; si < nseries; si++) {
@@ -216,8 +217,8 @@ void fit_slopes(void)
                 continue;
             fit(s, ti, 1, &smin, &r);
             fit(s, ti, 2, &smax, &r);
-            sl->flag = contradicts(sl->claim, sl->s) && contradicts(sl->claim, smin) &&
-                       contradicts(sl->claim, smax);
+            sl->flag = sl->points >= 3 && contradicts(sl->claim, sl->s) &&
+                       contradicts(sl->claim, smin) && contradicts(sl->claim, smax);
         }
     }
 }

@@ -12,6 +12,7 @@
 
 #include "twbench.h"
 #include "refwheel.h"
+#include "report.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +39,10 @@ static void print_value(double v, int w)
     else
         printf("  %*.1f", w, v);
 }
+
+/* "a / b 0.93x", with the rounds' range when paired; 0 if either has no
+ * figure (nothing printed). */
+static int print_ratio(const struct series *s, int xi, int a, int b, const char *pre);
 
 static int series_has_target(const struct series *s, int ti)
 {
@@ -67,6 +72,22 @@ static double paired_ratio(const struct cell *a, const struct cell *b, double *l
     }
     *lo = *hi = a->med / b->med;
     return *lo;
+}
+
+static int print_ratio(const struct series *s, int xi, int a, int b, const char *pre)
+{
+    int paired = 0;
+    double lo = 0, hi = 0;
+    double r = a >= 0 && b >= 0 ? paired_ratio(&s->cell[xi][a], &s->cell[xi][b], &lo, &hi,
+                                               &paired)
+                                : 0;
+    if (r <= 0)
+        return 0;
+    printf("%s%s%s / %s %.2fx", pre, targets[a].name, fires_late(a) ? " (fires late)" : "",
+           targets[b].name, r);
+    if (paired)
+        printf(" (%d rounds %.2f-%.2f)", s->cell[xi][a].rounds, lo, hi);
+    return 1;
 }
 
 /* The --ratio lines under a table. */
@@ -126,7 +147,7 @@ static void print_counts(const struct series *s)
             }
             double a = cell_count(&s->cell[xi][def < 0 ? 0 : def], k);
             double r = cell_count(&s->cell[xi][ref < 0 ? 0 : ref], k);
-            if (ratio && isfinite(a) && isfinite(r) && r > 0)
+            if (ratio && isfinite(a) && isfinite(r) && r >= 0.01) /* not against a 0.00 */
                 printf("  %.2fx", a / r);
             printf("\n");
         }
@@ -134,6 +155,13 @@ static void print_counts(const struct series *s)
 
 void print_series(const struct series *s)
 {
+    static int legend;
+    if (!legend++)
+        printf("\nHow to read the tables: each figure is the median cost per operation, lower "
+               "is better.  The last column is the best twheel scheme over the best peer: "
+               "below 1x twheel is faster.  A scheme that ran an easier workload (shorter "
+               "intervals, the notes say) is not ranked; one that fires late by design is "
+               "named so, and the best exact scheme follows it.\n");
     char nb[32], fb[256];
     int reps_lo = 99, reps_hi = 0;
     for (int xi = 0; xi < s->nx; xi++)
@@ -170,7 +198,6 @@ void print_series(const struct series *s)
     printf("\n");
     for (int xi = 0; xi < s->nx; xi++) {
         printf("%8s", fmt_n(s->by_ttls ? s->d[xi] : s->n[xi], nb, sizeof nb));
-        int best = -1, bestp = -1;
         for (int ti = 0; ti < ntargets; ti++) {
             if (!series_has_target(s, ti))
                 continue;
@@ -179,11 +206,6 @@ void print_series(const struct series *s)
             switch (c->state) {
             case CELL_OK:
                 print_value(c->med, w);
-                if (targets[ti].peer == PEER_NONE) {
-                    if (best < 0 || c->med < s->cell[xi][best].med)
-                        best = ti;
-                } else if (bestp < 0 || c->med < s->cell[xi][bestp].med)
-                    bestp = ti;
                 break;
             case CELL_SKIP:
                 printf("  %*s", w, "skipped");
@@ -200,18 +222,16 @@ void print_series(const struct series *s)
             }
         }
         if (any_peer) {
-            int paired = 0;
-            double lo = 0, hi = 0, r = best >= 0 && bestp >= 0
-                                          ? paired_ratio(&s->cell[xi][best], &s->cell[xi][bestp],
-                                                         &lo, &hi, &paired)
-                                          : 0;
-            if (r > 0 && paired)
-                printf("  %s / %s %.2fx (%d rounds %.2f-%.2f)", targets[best].name,
-                       targets[bestp].name, r, s->cell[xi][best].rounds, lo, hi);
-            else if (r > 0)
-                printf("  %s / %s %.2fx", targets[best].name, targets[bestp].name, r);
-            else
+            /* Ranked as the report ranks: a narrowed cell is not; a best
+             * that fires late is named so, and the best exact one follows. */
+            int best = best_at(s, xi, PICK_TWHEEL, -1), bestp = best_at(s, xi, PICK_PEER, -1);
+            int ex = best >= 0 && series_fires(s) && fires_late(best)
+                         ? best_at(s, xi, PICK_EXACT, -1)
+                         : -1;
+            if (!print_ratio(s, xi, best, bestp, "  "))
                 printf("  -");
+            else if (ex >= 0)
+                print_ratio(s, xi, ex, bestp, "; exact: ");
         }
         printf("\n");
     }
@@ -242,10 +262,11 @@ void print_series(const struct series *s)
             printf("   %s: %s >= %s %s\n", targets[ti].name, s->by_ttls ? "D" : "n",
                    fmt_n(from, nb, sizeof nb), why);
         if (folded && !strcmp(s->name, "idle"))
-            printf("   %s: idle timeout %llu (its MaxInterval) instead of 2^16\n",
+            printf("   %s: idle timeout %llu (its MaxInterval) instead of 2^16: not ranked\n",
                    targets[ti].name, (unsigned long long)targets[ti].max_interval);
         else if (folded)
-            printf("   %s: intervals drawn in [1, %llu] (its MaxInterval) instead of [1, %s]\n",
+            printf("   %s: intervals drawn in [1, %llu] (its MaxInterval) instead of [1, %s]: "
+                   "an easier workload, not ranked\n",
                    targets[ti].name, (unsigned long long)targets[ti].max_interval,
                    !strcmp(s->name, "expire-jump") ? "2^40" : "2^16");
         if (targets[ti].late && !targets[ti].missing &&
@@ -402,8 +423,10 @@ void print_slopes(void)
         printf("\n");
     }
     printf("   A claim of O(1) or O(log n) is contradicted by a slope above %.1f, a claim of O(n)"
-           " by one below %.1f:\n   between 1e5 and 1e6 every scheme slows with cache misses "
-           "(slope up to ~0.35 for O(1)), which no finer test survives.\n",
+           " by one below %.1f,\n   when the slopes of the medians, minima and maxima all "
+           "agree, over three values of n or more\n   (fewer: shown, not judged). Between 1e5 "
+           "and 1e6 every scheme slows with cache misses\n   (slope up to ~0.35 for O(1)), "
+           "which no finer test survives.\n",
            SLOPE_SUBLINEAR_MAX, SLOPE_LINEAR_MIN);
     int flags = 0;
     for (int si = 0; si < nseries; si++)

@@ -356,6 +356,27 @@ static void html_largest(FILE *f)
                "workload the target ran), at the largest n it ran.</p>\n");
 }
 
+/* What a scheme is, in one line (its page in docs/schemes/ says more). */
+static const char *scheme_what(enum tw_scheme sc)
+{
+    switch (sc) {
+    case TW_LIST: return "Scheme 1, one unsorted list: start and stop O(1), O(n) per expiry";
+    case TW_ORDERED: return "Scheme 2, one list sorted by deadline: O(n) start";
+    case TW_HEAP: return "Scheme 3, a 4-ary heap: O(log n) start and stop";
+    case TW_WHEEL: return "Scheme 4, one slot per tick up to MaxInterval (cfg.slots): "
+                          "O(1), longer intervals refused";
+    case TW_HASHED_SORTED: return "Scheme 5, a hashed wheel whose slots are sorted lists";
+    case TW_HASHED: return "Scheme 6, a hashed wheel of unsorted lists";
+    case TW_HIERARCHICAL: return "Scheme 7, levels of wheels, exact (timers move down the "
+                                 "levels as their time comes)";
+    case TW_HIERARCHICAL_COARSE: return "Scheme 7 without moving timers: each fires at its "
+                                        "level's granularity";
+    case TW_LAWN: return "Lev-Libfeld's Timer Lawn: a FIFO queue per distinct TTL";
+    case TW_HYBRID: return "Lawn's queues for frequent TTLs, a hierarchical wheel for the rest";
+    default: return "";
+    }
+}
+
 static void html_targets(FILE *f)
 {
     fprintf(f, "<h2 id=\"targets\">Targets</h2>\n<ul>\n");
@@ -366,8 +387,8 @@ static void html_targets(FILE *f)
         svg_sample(f, &st, 3, 7, 0);
         fprintf(f, "</svg><b>%s</b>: ", t->name);
         if (t->peer == PEER_NONE) {
-            fprintf(f, "twheel scheme %s%s", tw_scheme_name((enum tw_scheme)t->scheme),
-                    t->options ? " with TW_OPT_LAWN_SCAN (the paper's per-tick scan)" : "");
+            fprintf(f, "%s%s", scheme_what((enum tw_scheme)t->scheme),
+                    t->options ? ", with TW_OPT_LAWN_SCAN (the paper's per-tick scan)" : "");
             if (is_default(ti))
                 fprintf(f, ", <b>the default</b> (tw_create() with no configuration)");
             if (fires_late(ti))
@@ -404,7 +425,8 @@ static void html_targets(FILE *f)
 static void html_reading(FILE *f)
 {
     fprintf(f, "<h2 id=\"reading\">Reading the plots and tables</h2>\n<p>Each figure is the "
-               "median of the measured windows after one warm-up window; lower is better. A "
+               "median of the measured windows after one warm-up window; lower is better (but "
+               "in the service's rates, below). A "
                "plot shows %s per operation against n on log axes, at most six lines: "
                "<i>twheel vs peers</i> (the default hierarchical, the best other twheel scheme "
                "at the largest n, refwheel, libev, libuv, libevent), then the other twheel "
@@ -636,7 +658,8 @@ static void html_tail(FILE *f)
                    "table: the slope of log(ns/op) against log(n), and in brackets the claim (0: "
                    "O(1), log: O(log n), 1: O(n); hover for its source). A claim of O(1) or "
                    "O(log n) is contradicted by a slope above 0.6, a claim of O(n) by one below "
-                   "0.5, when the medians, minima and maxima all agree; contradictions are "
+                   "0.5, when the medians, minima and maxima all agree, over three values of n "
+                   "or more (with fewer a slope is shown, not judged); contradictions are "
                    "marked !.</p>\n");
     if (cross.have) {
         fprintf(f, "<h2 id=\"crossover\">Lawn crossover</h2>\n<ul>");
@@ -671,9 +694,10 @@ static void html_tail(FILE *f)
     fprintf(f, "<h2 id=\"service\">service</h2>\n");
     if (svcres.have) {
         fprintf(f, "<p>The timer service against the timers of multi-threaded programs: "
-                   "million stop + start per second of a random own timer, all pending an "
-                   "hour out, from T producer threads on %d cores (p50 / p99 latency in ns; "
-                   "%u ms per cell).",
+                   "million stop + start per second of a random own timer (higher is better: a "
+                   "rate, unlike the other tables), all pending an hour out, from T producer "
+                   "threads on %d cores (p50 / p99 latency in ns; %u ms per cell; a machine "
+                   "busier than its cores moves these cells most).",
                 machine.cpus, svcres.ms);
         for (int t = 0; t < svcres.ntargets; t++)
             fprintf(f, " %s: %s%s", svcres.target[t], svcres.what[t],

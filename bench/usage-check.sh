@@ -78,6 +78,8 @@ case_ "$twbench" "--tick-rate" advise --tick-rate 0
 case_ "$twbench" "--nosuch" advise --nosuch 1
 case_ "$twbench" "--stopped" advise --stopped ''
 case_ "$twbench" "--intervals" advise --intervals 5s
+case_ "$twbench" "--tick or --tick-rate" advise --tick 1ms --tick-rate 10
+case_ "$twbench" "--tick or --tick-rate" advise --tick 1ms --tick 2ms
 case_ "$twfloor" "--n" --n 0
 case_ "$twfloor" "--reps" --reps 1000
 case_ "$twfloor" "--scheme" --scheme nosuch

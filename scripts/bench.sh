@@ -7,13 +7,13 @@
 #                                   and heap against libev, libuv and libevent,
 #                                   n = 1e3 .. 1e6
 #   ./scripts/bench.sh --full       every workload on every scheme (about 8 minutes)
-#   ./scripts/bench.sh --quick      every workload at n = 1e3, 1e4 (under 30 s)
+#   ./scripts/bench.sh --quick      every workload at n = 1e3, 1e4 (about 30 s; no Redis step)
 #   ./scripts/bench.sh advise ...   recommend a scheme for your workload
 #
 # Arguments go to twbench (twbench --help).  The report goes to
 # ./twbench-report/ (report.html, summary.md, twbench.json, SVG plots).
 #
-# Before a benchmark run (not advise, not --help), when redis-server and
+# Before a benchmark run (not advise, --quick or --help), when redis-server and
 # libhiredis-dev are there, scripts/redis-bench.sh measures the Redis
 # module against the sorted-set delay queue (one round at n = 1e4 and 1e5,
 # about 40 s more) and the report gets its section; TW_BENCH_REDIS=0 or a
@@ -29,7 +29,7 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTW_BUILD_TESTS=OFF >/d
 cmake --build "$build" -j "$jobs" --target twbench >/dev/null
 redis=()
 case " $* " in
-  *" --redis"* | *" --help "* | *" -h "* | " advise "*) ;;
+  *" --redis"* | *" --help "* | *" -h "* | *" --quick "* | " advise "*) ;;
   *)
     if [ "${TW_BENCH_REDIS:-1}" != 0 ] && command -v redis-server >/dev/null &&
         pkg-config --exists hiredis 2>/dev/null; then
