@@ -442,7 +442,9 @@ static void html_reading(FILE *f)
                "in the tables: an unstable cell, where ",
             ropt.counts ? "instructions" : "ns");
     xml_text(f, unstable_rule);
-    fprintf(f, " No trend line is drawn through such a point.</p>\n");
+    fprintf(f, " A segment to or from such a point is faint dots in the line's colour instead "
+               "of its own stroke (solid or dashed): it carries no trend, so the colour and the "
+               "marker tell the lines apart there.</p>\n");
 }
 
 /* Which cells of s are unstable, as a sentence; nothing if none. */
