@@ -52,7 +52,8 @@ int cell_narrowed(const struct series *s, int xi, int ti);
 int any_narrowed(void);
 int any_late(void);
 
-enum pick { PICK_TWHEEL, PICK_EXACT, PICK_PEER };
+/* A twheel scheme, one that fires on time, any peer, an event loop's. */
+enum pick { PICK_TWHEEL, PICK_EXACT, PICK_PEER, PICK_LOOP };
 
 /* The target of kind p with the lowest median at x index xi, other than
  * `except` and those that ran narrower intervals; -1 if none. */

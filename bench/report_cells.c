@@ -194,7 +194,9 @@ int best_at(const struct series *s, int xi, enum pick p, int except)
     int best = -1;
     for (int ti = 0; ti < ntargets; ti++) {
         const struct cell *c = &s->cell[xi][ti];
-        if (ti == except || !cell_ok(c) || is_peer(ti) != (p == PICK_PEER) ||
+        int peer = p == PICK_PEER || p == PICK_LOOP;
+        if (ti == except || !cell_ok(c) || is_peer(ti) != peer ||
+            (p == PICK_LOOP && !is_loop_peer(&targets[ti])) ||
             (p == PICK_EXACT && fires_late(ti)) || cell_narrowed(s, xi, ti))
             continue;
         if (best < 0 || c->med < s->cell[xi][best].med)

@@ -246,6 +246,11 @@ static void html_summary_series(FILE *f, const struct series *s)
             fprintf(f, "</td>");
         } else
             fprintf(f, "<td class=\"s\">none run</td><td></td>");
+        int bl = best_at(s, xi, PICK_LOOP, -1);
+        if (cd && bl >= 0)
+            html_ratio(f, cd, &s->cell[xi][bl], "hierarchical", targets[bl].name, "def");
+        else
+            fprintf(f, "<td class=\"def\"></td>");
         fprintf(f, "</tr>\n");
     }
     fprintf(f, "</tbody>\n");
@@ -260,7 +265,8 @@ static void html_summary(FILE *f)
                "yardstick of an embedded wheel, and the event loops libev, libuv, libevent), "
                "each figure the median of its windows%s, lower is better. <i>vs peer</i> is the "
                "twheel figure over the best peer's: below 1 (shaded green) twheel %s, "
-               "above 1 (shaded orange) %s.</p>\n",
+               "above 1 (shaded orange) %s. The last column is the default over the best "
+               "of the event loops alone (the timers most programs use now).</p>\n",
             bw, ropt.counts ? " (the fewest instructions)" : "", bw,
             ropt.counts ? " in instructions per operation" : "",
             ropt.counts ? "executes fewer instructions" : "is faster",
@@ -268,7 +274,8 @@ static void html_summary(FILE *f)
     fprintf(f, "<div class=\"scroll\"><table>\n<thead><tr><th>workload</th><th>n</th>"
                "<th>best twheel scheme</th><th>%s</th><th>vs peer</th>"
                "<th class=\"def\">hierarchical<br>(default), %s</th><th class=\"def\">vs peer</th>"
-               "<th>best peer</th><th>%s</th></tr></thead>\n",
+               "<th>best peer</th><th>%s</th><th class=\"def\">default vs best event "
+               "loop</th></tr></thead>\n",
             w, w, w);
     for (int si = 0; si < nseries; si++)
         if (in_summary(&series[si]))

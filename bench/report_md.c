@@ -93,6 +93,12 @@ static void md_summary_row(FILE *f, const struct series *s, int xi, int first, i
     }
     fprintf(f, " | ");
     md_ratio(f, def >= 0 ? &s->cell[xi][def] : NULL, cp);
+    int bl = best_at(s, xi, PICK_LOOP, -1);
+    fprintf(f, " | ");
+    if (bl >= 0 && def >= 0 && cell_ok(&s->cell[xi][def])) {
+        md_ratio(f, &s->cell[xi][def], &s->cell[xi][bl]);
+        fprintf(f, " (%s)", targets[bl].name);
+    }
     fprintf(f, " |\n");
 }
 
@@ -239,8 +245,8 @@ void md_write(FILE *f)
                                        "(--counts), not a time.**"
                                      : "");
     fprintf(f, "\n| workload | n | best twheel (%s) | default `hierarchical` (%s) | "
-               "best peer (%s) | best / peer | default / peer |\n"
-               "|---|---:|---|---:|---|---:|---:|\n",
+               "best peer (%s) | best / peer | default / peer | default / best event loop |\n"
+               "|---|---:|---|---:|---|---:|---:|---:|\n",
             w, w, w);
     for (int si = 0; si < nseries; si++) {
         const struct series *s = &series[si];
@@ -255,7 +261,8 @@ void md_write(FILE *f)
     }
     fprintf(f, "\nMedians of the measured windows, lower is better; ratios are twheel over "
                "the best peer (refwheel, the lean wheel written here from the paper as the "
-               "yardstick of an embedded wheel; libev, libuv, libevent), below 1 twheel %s.",
+               "yardstick of an embedded wheel; libev, libuv, libevent), below 1 twheel %s; "
+               "the last column is the default over the best event loop alone.",
             ropt.counts ? "executes fewer instructions" : "is faster");
     if (any_late())
         fprintf(f, " † %s; where timers fire, \"exact\" is the %s scheme that fires them "
