@@ -19,7 +19,7 @@ cleanup() {
 }
 trap cleanup EXIT
 "$server" --port 0 --port-file "$dir/port" --scheme "$scheme" --idle-ms 200 \
-  --header-ms 300 >"$dir/out" 2>"$dir/err" &
+  --header-ms 1000 >"$dir/out" 2>"$dir/err" &
 spid=$!
 i=0
 while [ ! -s "$dir/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
@@ -35,8 +35,8 @@ run() {
 }
 run --mode idle --conns 1000 --timeout-ms 200
 run --mode pipeline --conns 20 --timeout-ms 200
-run --mode silent --conns 50 --timeout-ms 300
-run --mode slowloris --conns 20 --timeout-ms 300 --interval-ms 50
+run --mode silent --conns 50 --timeout-ms 1000
+run --mode slowloris --conns 20 --timeout-ms 1000 --interval-ms 100
 run --mode garbage --conns 20
 run --mode halfclose --conns 20
 run --mode reset --conns 20

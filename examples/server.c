@@ -184,12 +184,21 @@ static void conn_close(struct conn *c, uint64_t *counter)
     free(c);
 }
 
+static int on_readable(struct conn *c);
+
 static void on_timer(struct tw *w, struct tw_timer *t)
 {
     (void)w;
     struct conn *c = tw_container_of(t, struct conn, timer);
     if (c->phase == PH_HEADER) {
-        conn_close(c, &st.closed_header);
+        /* A request that has arrived is served, not dropped: under load
+         * its readiness may wait in a later batch of events than the
+         * timer's expiry (epoll_wait returns 256 at a time).  A
+         * connection with no whole request in by now is closed, and so is
+         * one whose last answer cannot go out now (it has no timer left). */
+        size_t before = st.requests;
+        if (on_readable(c) == 0 && (st.requests == before || c->closing))
+            conn_close(c, c->bad ? &st.closed_bad : &st.closed_header);
         return;
     }
     uint64_t now = mono_ns(), due = c->idle_ns + opt.idle_ms * 1000000u;
@@ -290,7 +299,9 @@ static int serve(struct conn *c)
     return 0;
 }
 
-static void on_readable(struct conn *c)
+/* Read what has come, serve the whole requests, re-arm the timer; 1 if
+ * that closed (and freed) c, else 0. */
+static int on_readable(struct conn *c)
 {
     for (;;) {
         if (c->in_len == IN_MAX)
@@ -302,7 +313,7 @@ static void on_readable(struct conn *c)
             break;
         if (k <= 0) { /* EOF (a half-close too) or a reset */
             conn_close(c, &st.closed_client);
-            return;
+            return 1;
         }
         c->in_len += (size_t)k;
         if ((size_t)k < IN_MAX)
@@ -317,10 +328,11 @@ static void on_readable(struct conn *c)
         timer_start(c, PH_HEADER);
     if (flush_out(c) < 0) {
         conn_close(c, c->bad ? &st.closed_bad : &st.closed_client);
-        return;
+        return 1;
     }
     if (c->in_len == 0 && !c->closing)
         c->idle_ns = timer_start(c, PH_IDLE); /* the keep-alive counts from the answer */
+    return 0;
 }
 
 static void on_accept(int lfd)

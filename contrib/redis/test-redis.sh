@@ -400,6 +400,9 @@ fill_states() { # PORT: key q with pending, ready and leased timers
   redis-cli -p "$p" tw.add q e1 every PXAT "$far" EVERY 1000 >/dev/null
   redis-cli -p "$p" tw.add q e2 burst PXAT "$(($(now_ms) - 2500))" EVERY 1000000 MISSED burst >/dev/null
   redis-cli -p "$p" tw.add q e3 skip PXAT "$(($(now_ms) - 2500))" EVERY 1000000 MISSED skip >/dev/null
+  # and one past its last run (its next would pass the largest deadline),
+  # its delivery waiting, its deadline that run's
+  redis-cli -p "$p" tw.add q e4 last PXAT "$(($(now_ms) - 5000))" EVERY 9223372036854775000 >/dev/null
 }
 
 part_persistence() {
@@ -409,7 +412,7 @@ part_persistence() {
   P=$PORT
   fill_states "$P"
   s1=$(state "$P" q)
-  expect "filled" "23 8 4" "${s1#* }"
+  expect "filled" "23 9 4" "${s1#* }"
   redis-cli -p "$P" save >/dev/null
   stop "$P"
   start rdb
@@ -567,14 +570,22 @@ part_blocking() {
   expect "woken by expiry" "$(printf 'w1\npay')" "$(cat "$tmp/b1")"
   # timeout
   expect "timeout: nil" "" "$(redis-cli -p "$P" tw.pop q BLOCK 100)"
-  # many blocked clients on one key: each timer to exactly one of them
-  local n=24 got=10
+  # many blocked clients on one key: each timer to exactly one of them;
+  # they block with no time limit, so that a slow machine cannot make them
+  # give up before the adds, and the ones left are let go by CLIENT
+  # UNBLOCK, which times them out (nil)
+  local n=24 got=10 id
   for i in $(seq $n); do
-    redis-cli -p "$P" tw.pop m BLOCK 3000 >"$tmp/m$i" &
+    redis-cli -p "$P" tw.pop m BLOCK 0 >"$tmp/m$i" &
     bg+=($!)
   done
   wait_for "all blocked" "$n" sh -c "redis-cli -p $P info clients | sed -n 's/^blocked_clients:\([0-9]*\).*/\1/p'"
   for i in $(seq $got); do redis-cli -p "$P" tw.add m "id$i" x PX $((10 * i)) >/dev/null; done
+  wait_for "each timer taken" 0 redis-cli -p "$P" exists m
+  wait_for "the others still blocked" "$((n - got))" sh -c "redis-cli -p $P info clients | sed -n 's/^blocked_clients:\([0-9]*\).*/\1/p'"
+  for id in $(redis-cli -p "$P" client list | sed -n 's/^id=\([0-9]*\) .* cmd=tw\.pop .*/\1/p'); do
+    redis-cli -p "$P" client unblock "$id" >/dev/null
+  done
   for p in "${bg[@]}"; do wait "$p" || true; done
   bg=()
   out=$(cat "$tmp"/m* | grep '^id' | sort)

@@ -1370,8 +1370,9 @@ static int tq_rdb_load_entry(RedisModuleIO *io, int encver, struct tq *q, uint64
         q->count++;
         q->bytes += entry_size(e);
         if (policy) {
-            if (flags & 1)
-                tw_start_at(q->tw, e_node(e), deadline);
+            tw_start_at(q->tw, e_node(e), deadline);
+            if (!(flags & 1))
+                tw_stop(q->tw, e_node(e)); /* past its last run: idle, its deadline kept */
             if (flags & 2) {
                 link_add_tail(&q->ready, e_ready(e));
                 q->nready++;
@@ -1448,9 +1449,9 @@ static void tq_aof_entry(RedisModuleIO *aof, RedisModuleString *key, struct tq *
         n = add_args(key, q, e, e_deadline(e), 1, e_queued(e) ? e->deliveries : 0,
                      0, a);
     } else if (e_policy(e)) {
-        /* past its last run, its last delivery waiting: a one-shot timer
-         * ready now */
-        n = add_args(key, q, e, now, 0, 0, 0, a);
+        /* past its last run, its last deliveries waiting: added at that
+         * run, it runs at once and finds no next run again */
+        n = add_args(key, q, e, e_deadline(e), 1, e->deliveries, 0, a);
     } else if (e_state(e) == TQ_LEASED) {
         n = add_args(key, q, e, now, 0, 0, e->deliveries ? e->deliveries - 1u : 0, a);
     } else {
