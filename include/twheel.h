@@ -792,12 +792,14 @@ TW_EXTERN int tw_callouts_check(struct tw_callouts *co, char *msg, size_t len);
  * pending (idle, or fired; its callback may be running now).  A timer
  * restarted while its callback runs is pending and running at once: a
  * stop then returns 1 and the running callback finishes.
- * tw_service_stop_sync() does the same and then waits until no callback
- * of the timer is running (the kernel's del_timer_sync()), stopping a
- * re-arm that callback made; it returns 1 if it stopped any arming.  When
- * it returns (given gen 0) the timer is idle and its callback is not
- * running, so its memory may be freed, unless another thread started it
- * again meanwhile.  The worker does not touch a timer after its callback
+ * tw_service_stop_sync() does the same and then waits until the callback
+ * of the timer under way, if any, has returned (the kernel's
+ * del_timer_sync()); given gen 0 it also stops a re-arm that callback
+ * made, as the callback returns, so that a timer that re-arms itself for
+ * a time already due cannot keep it waiting; it returns 1 if it stopped
+ * any arming.  When it returns (given gen 0) the timer is idle and its
+ * callback is not running, so its memory may be freed, unless another
+ * thread started it again meanwhile.  The worker does not touch a timer after its callback
  * returns, so a callback may free its own timer, if no other code stops
  * it.  Called from the timer's own callback
  * it would wait for itself: it returns TW_EDEADLK and changes nothing.
@@ -809,14 +811,19 @@ TW_EXTERN int tw_callouts_check(struct tw_callouts *co, char *msg, size_t len);
  * (*gen, never 0; they increase, and tw_stimer_init() starts them over).
  * A stop given a generation acts only if the timer's is still that one: a
  * stop carrying the generation of an earlier start, from a thread that
- * has not seen a later one, returns 0 and cancels nothing (stop_sync then
- * returns at once, without waiting: free a timer only after a stop_sync
+ * has not seen a later one, returns 0 and cancels nothing.  stop_sync
+ * given the generation whose callback runs waits for that callback and
+ * leaves a re-arm it made pending (wait for your arming's callback without
+ * cancelling a newer one); given one neither current nor running, it
+ * returns 0 at once, without waiting (free a timer only after a stop_sync
  * with gen 0).  0 stops whatever generation is current.
  *
  * Callbacks run in the shard's worker thread with no lock held.  They may
- * start, restart and stop any timer, their own included (a restart from
- * the callback arms the timer again: it is pending and the callback is
- * running, both at once), and use tw_service_stop_sync() on any timer but
+ * start and stop any timer, their own included (a start from the
+ * callback arms the timer again: it is pending and the callback is
+ * running, both at once; tw_service_restart() re-arms a pending timer
+ * only, so from its own callback it does nothing), and use
+ * tw_service_stop_sync() on any timer but
  * their own (a timer of the same shard cannot be running then).  A
  * callback that blocks delays every timer of its shard.
  *
@@ -901,16 +908,18 @@ enum tw_shutdown {
 };
 
 /* Stop the service: from now on every start fails with TW_ESHUTDOWN
- * (restarts from callbacks too: a timer that re-arms itself fires once
+ * (starts from callbacks too: a timer that re-arms itself fires once
  * more, then stops).  CANCEL stops every pending timer (each becomes idle,
  * as after tw_service_stop()); DRAIN waits until every pending timer has
  * fired at its deadline, however far (there is no timeout: stop the far
  * ones first).  Then it joins the threads:
  * when it returns, no callback is running and none will run, and every
  * timer of the service is idle (CANCEL writes to each pending timer: its
- * memory must still be valid).  Returns 0, TW_EINVAL (NULL),
- * TW_ESHUTDOWN (already shut down), or TW_EDEADLK when called from one of
- * the service's callbacks (nothing changes). */
+ * memory must still be valid).  Returns 0, TW_EINVAL (NULL, or `how`
+ * neither of the two), TW_ESHUTDOWN (already shut down: it returns when
+ * the first call has, which for a DRAIN is when the last timer has fired;
+ * a later CANCEL does not cut that short), or TW_EDEADLK when called from
+ * one of the service's callbacks (nothing changes). */
 TW_EXTERN int tw_service_shutdown(struct tw_service *svc, enum tw_shutdown how);
 
 /* Shut the service down if it is not (CANCEL), and free it.  Returns 0,
@@ -969,8 +978,9 @@ TW_EXTERN int tw_service_stop(struct tw_service *svc, struct tw_stimer *t, uint6
 
 /* tw_service_stop(), then wait until no callback of `t` is running (see
  * "Stop semantics" above).  With gen 0 a re-arm made by that callback is
- * stopped too; with a gen, a re-arm (a later generation) is left pending,
- * and a stale gen returns 0 at once, without waiting.  Returns 1 if it
+ * stopped too; with a gen (the current one, or the one whose callback
+ * runs), a re-arm (a later generation) is left pending; a gen neither
+ * current nor running returns 0 at once, without waiting.  Returns 1 if it
  * stopped an arming, 0 if not, TW_EINVAL, TW_ENOTINIT, TW_EOWNER, or
  * TW_EDEADLK from t's own callback (nothing changes).  t must stay valid
  * until it returns: a callback that frees its own timer must be the only

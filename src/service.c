@@ -61,6 +61,11 @@ struct shard {
     struct tw *tw;
     struct tw_clock clk;          /* read by whoever holds the lock */
     struct tw_stimer *running;    /* whose callback runs now, or NULL */
+    uint64_t runs;                /* callbacks begun: the number of the one running */
+    uint64_t running_gen;         /* the generation whose callback runs */
+    uint64_t stop_after;          /* the run whose timer a stop_sync (gen 0) awaits:
+                                   * the worker stops its re-arm when it returns */
+    uint64_t stopped_after;       /* the last run whose re-arm the worker stopped */
     tw_time_t sleep_until;        /* AWAKE, or the tick the worker waits for
                                    * (TW_TIME_MAX: nothing pending) */
     int mode;
@@ -231,6 +236,19 @@ static struct timespec tick_time(const struct tw_service *svc, tw_time_t t)
     return ts;
 }
 
+/* Stop t if pending, under its shard's lock: 1 or 0. */
+TW_INLINE int stop_locked(struct shard *sh, struct tw_stimer *t)
+{
+    int r = tw_stop(sh->tw, &t->tw_node);
+    if (r == 1) {
+        set_owner(t, 0);
+        /* A draining worker that sleeps towards this timer ends now. */
+        if (sh->mode == MODE_DRAINING && tw_count(sh->tw) == 0)
+            tw_cond_signal(&sh->wake);
+    }
+    return r;
+}
+
 /* Run the callbacks due at the clock's time, one at a time, the lock
  * released around each; stop early when a cancelling shutdown begins.
  * While the facility is a tick ahead of the clock (worker()), its collect
@@ -246,10 +264,17 @@ static void run_due(struct shard *sh)
         set_owner(t, 0); /* idle: its callback may free it */
         sh->running = t;
         sh->fired++;
+        uint64_t run = ++sh->runs;
+        sh->running_gen = t->tw_gen;
         tw_lock_release(&sh->lock);
         fn(sh->svc, t);
         tw_lock_take(&sh->lock);
         sh->running = NULL;
+        /* A stop_sync with gen 0 waits for this run: t is valid (its
+         * callback may not free it then), and a re-arm is stopped here,
+         * before this worker can run it again and keep the waiter out. */
+        if (sh->stop_after == run && stop_locked(sh, t) == 1)
+            sh->stopped_after = run;
         if (sh->waiting)
             tw_cond_broadcast(&sh->idle);
     }
@@ -671,19 +696,6 @@ int tw_service_start_at(struct tw_service *svc, struct tw_stimer *t, uint64_t at
     return service_start(svc, t, (struct when){at_ns, 0, true}, gen);
 }
 
-/* Stop t if pending, under its shard's lock: 1 or 0. */
-TW_INLINE int stop_locked(struct shard *sh, struct tw_stimer *t)
-{
-    int r = tw_stop(sh->tw, &t->tw_node);
-    if (r == 1) {
-        set_owner(t, 0);
-        /* A draining worker that sleeps towards this timer ends now. */
-        if (sh->mode == MODE_DRAINING && tw_count(sh->tw) == 0)
-            tw_cond_signal(&sh->wake);
-    }
-    return r;
-}
-
 /* The prologue of stop and stop_sync: the timer's checks, then its
  * shard locked (*sh) unless the result is an error. */
 TW_INLINE int lock_to_stop(struct tw_service *svc, struct tw_stimer *t, struct shard **sh)
@@ -737,23 +749,35 @@ int tw_service_stop_sync(struct tw_service *svc, struct tw_stimer *t, uint64_t g
         return rc;
     if (sh->running == t && here.shard == sh) {
         rc = TW_EDEADLK; /* its own callback: it would wait for itself */
-    } else if (gen == 0 || gen == t->tw_gen) {
-        /* Stop it, wait out a running callback, and stop it again if that
-         * callback armed it anew (gen 0: any generation).  The lock is
-         * released while waiting: once the callback has returned, another
-         * thread may have moved the idle timer to another shard and
-         * started it there, which is not the callback's doing. */
+    } else if (gen == 0 || gen == t->tw_gen || (sh->running == t && sh->running_gen == gen)) {
+        /* Stop it (gen 0, or gen its current generation), then wait out
+         * the run of its callback under way: that run only, however often
+         * the wait wakes (a signal, a broadcast for another timer).  With
+         * gen 0 the worker stops a re-arm when that run returns, before it
+         * could run it again and keep this thread out for good (run_due()),
+         * and this loop stops an arming another thread made meanwhile;
+         * with a gen, a re-arm is a later generation, not ours.  While the
+         * lock is released, another thread may move the idle timer to
+         * another shard and start it there: not ours to stop either. */
         unsigned on = shard_field(t);
         for (;;) {
-            if (stop_locked(sh, t) == 1)
+            if ((gen == 0 || gen == t->tw_gen) && stop_locked(sh, t) == 1)
                 rc = 1;
             if (sh->running != t)
                 break;
+            uint64_t run = sh->runs;
+            if (gen == 0)
+                sh->stop_after = run;
             sh->waiting++;
-            tw_cond_wait(&sh->idle, &sh->lock, NULL);
+            while (sh->running == t && sh->runs == run)
+                tw_cond_wait(&sh->idle, &sh->lock, NULL);
             sh->waiting--;
-            if (shard_field(t) != on || (gen != 0 && gen != t->tw_gen))
-                break; /* moved, or a later generation: not ours to stop */
+            if (gen == 0 && sh->stopped_after == run) {
+                sh->stopped_after = 0; /* one stop, counted by one stop_sync */
+                rc = 1;
+            }
+            if (gen != 0 || shard_field(t) != on)
+                break;
         }
     }
     tw_lock_release(&sh->lock);

@@ -28,6 +28,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -777,6 +778,135 @@ static void case_free_after_stop_sync(void)
     CHECK_EQ(atomic_load(&live), 0);
 }
 
+
+/* A callback that works a little and re-arms its timer for a time already
+ * past, as a periodic timer catching up does: due at once, again and
+ * again.  stop_sync from another thread must still get in: no callback of
+ * it begins after the one under way when stop_sync took the lock, and it
+ * returns 1 (it stopped a re-arm). */
+struct rearm_due {
+    struct tw_stimer st;
+    atomic_ulong runs;
+};
+
+static void on_rearm_due(struct tw_service *svc, struct tw_stimer *st)
+{
+    struct rearm_due *r = tw_container_of(st, struct rearm_due, st);
+    atomic_fetch_add(&r->runs, 1);
+    uint64_t until = now_ns() + TW_USEC(50);
+    while (now_ns() < until)
+        ; /* work */
+    uint64_t now = now_ns();
+    CHECK_EQ(tw_service_start_at(svc, st, now - TW_MSEC(2), NULL), 0);
+}
+
+static void case_stop_sync_rearm_due(void)
+{
+    struct tw_service *svc = make(1, TW_MSEC(1));
+    if (!svc)
+        return;
+    struct rearm_due r;
+    tw_stimer_init(&r.st, on_rearm_due);
+    atomic_store(&r.runs, 0);
+    CHECK_EQ(tw_service_start(svc, &r.st, 0, NULL), 0);
+    uint64_t end = now_ns() + TW_SEC(30);
+    while (atomic_load(&r.runs) < 50 && now_ns() < end)
+        sleep_ns(TW_USEC(100));
+    for (int round = 0; round < 3; round++) {
+        unsigned long before = atomic_load(&r.runs);
+        CHECK_EQ(tw_service_stop_sync(svc, &r.st, 0), 1);
+        unsigned long after = atomic_load(&r.runs);
+        CHECK(after - before <= 1); /* at most the run it found under way */
+        sleep_ns(TW_MSEC(5));
+        CHECK_EQ(atomic_load(&r.runs), after); /* nothing after it */
+        CHECK_EQ(tw_service_count(svc), 0);
+        CHECK_EQ(tw_service_start(svc, &r.st, 0, NULL), 0); /* and again */
+        end = now_ns() + TW_SEC(30);
+        while (atomic_load(&r.runs) < after + 20 && now_ns() < end)
+            sleep_ns(TW_USEC(100));
+    }
+    CHECK_EQ(tw_service_stop_sync(svc, &r.st, 0), 1);
+    CHECK_EQ(tw_service_destroy(svc), 0);
+}
+
+/* stop_sync with the generation of the running callback, which re-arms
+ * its timer and then goes on: it waits until that callback has returned,
+ * however often its wait is woken (here by signals, without SA_RESTART),
+ * and leaves the re-arm (a later generation) pending. */
+struct held {
+    struct tw_stimer st;
+    atomic_int in_cb, gate, rearmed;
+};
+
+static void on_held(struct tw_service *svc, struct tw_stimer *st)
+{
+    struct held *h = tw_container_of(st, struct held, st);
+    atomic_store(&h->in_cb, 1);
+    if (!atomic_exchange(&h->rearmed, 1))
+        CHECK_EQ(tw_service_start(svc, st, far_ns, NULL), 0);
+    while (atomic_load(&h->gate))
+        sleep_ns(TW_USEC(100));
+    atomic_store(&h->in_cb, 0);
+}
+
+struct sync_call {
+    struct tw_service *svc;
+    struct held *h;
+    uint64_t gen;
+    int rc, cb_at_return;
+    atomic_int returned;
+};
+
+static void *call_stop_sync(void *arg)
+{
+    struct sync_call *c = arg;
+    c->rc = tw_service_stop_sync(c->svc, &c->h->st, c->gen);
+    c->cb_at_return = atomic_load(&c->h->in_cb);
+    atomic_store(&c->returned, 1);
+    return NULL;
+}
+
+static void on_signal(int sig) { (void)sig; }
+
+static void case_stop_sync_gen_woken(void)
+{
+    struct tw_service *svc = make(1, TW_USEC(100));
+    if (!svc)
+        return;
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: a wait it interrupts returns */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, &old);
+    struct held h;
+    tw_stimer_init(&h.st, on_held);
+    atomic_store(&h.in_cb, 0);
+    atomic_store(&h.gate, 1);
+    atomic_store(&h.rearmed, 0);
+    struct sync_call c = {.svc = svc, .h = &h};
+    atomic_store(&c.returned, 0);
+    CHECK_EQ(tw_service_start(svc, &h.st, TW_MSEC(1), &c.gen), 0);
+    uint64_t end = now_ns() + TW_SEC(30);
+    while (!atomic_load(&h.rearmed) && now_ns() < end)
+        sleep_ns(TW_USEC(100));
+    pthread_t th;
+    CHECK_EQ(pthread_create(&th, NULL, call_stop_sync, &c), 0);
+    for (int i = 0; i < 10; i++) {
+        sleep_ns(TW_MSEC(3));
+        pthread_kill(th, SIGUSR1);
+    }
+    sleep_ns(TW_MSEC(3));
+    CHECK(!atomic_load(&c.returned)); /* the callback still runs */
+    atomic_store(&h.gate, 0);
+    pthread_join(th, NULL);
+    CHECK_EQ(c.rc, 0);           /* its arming had fired; the re-arm is not its */
+    CHECK_EQ(c.cb_at_return, 0); /* it returned after the callback */
+    CHECK_EQ(tw_service_timer_state(svc, &h.st, NULL), TW_STIMER_PENDING);
+    CHECK_EQ(tw_service_stop_sync(svc, &h.st, 0), 1);
+    sigaction(SIGUSR1, &old, NULL);
+    CHECK_EQ(tw_service_destroy(svc), 0);
+}
+
 /* Is t armed in the model? */
 static int armed(struct ttimer *t)
 {
@@ -1101,6 +1231,8 @@ int main(int argc, char **argv)
         case_ahead_ops();
         case_idle();
         case_free_after_stop_sync();
+        case_stop_sync_rearm_due();
+        case_stop_sync_gen_woken();
         case_timer_state();
         case_restart_pending();
         case_stress(seconds / 3);
