@@ -132,7 +132,7 @@ static void usage(FILE *f)
             "\n"
             "  --full                  every workload and every scheme (about 8 minutes)\n"
             "  --quick                 every workload and scheme at n = 1e3 and 1e4, 3\n"
-            "                          repetitions (CI: about 30 s on 2 idle cores)\n"
+            "                          repetitions (CI: about 25 s on 2 idle cores)\n"
             "  --workload NAME[,NAME]  run these workloads (the others stay out); one of:\n");
     print_wrapped(f, workload_names(), 26);
     fprintf(f,

@@ -40,10 +40,6 @@ static void print_value(double v, int w)
         printf("  %*.1f", w, v);
 }
 
-/* "a / b 0.93x", with the rounds' range when paired; 0 if either has no
- * figure (nothing printed). */
-static int print_ratio(const struct series *s, int xi, int a, int b, const char *pre);
-
 static int series_has_target(const struct series *s, int ti)
 {
     for (int xi = 0; xi < s->nx; xi++)
@@ -74,6 +70,8 @@ static double paired_ratio(const struct cell *a, const struct cell *b, double *l
     return *lo;
 }
 
+/* "a / b 0.93x", with the rounds' range when paired; 0 if either has no
+ * figure (nothing printed). */
 static int print_ratio(const struct series *s, int xi, int a, int b, const char *pre)
 {
     int paired = 0;

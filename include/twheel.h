@@ -83,7 +83,7 @@ TW_EXTERN unsigned tw_version_hex(void);
     X(EINVAL,   -5001, "invalid argument (NULL, or a value out of its range)")           \
     X(ENOMEM,   -5002, "out of memory")                                                  \
     X(ERANGE,   -5003, "interval beyond the range of this scheme")                       \
-    X(EBUSY,    -5004, "not now: in a callback of this facility, or it has callouts")    \
+    X(EBUSY,    -5004, "not allowed in its callback or with a callout context on it")    \
     X(EOWNER,   -5005, "timer is pending on another facility")                           \
     X(ENOTINIT, -5006, "timer was never initialised with tw_timer_init()")               \
     X(ETIME,    -5007, "time would go backwards")                                        \
@@ -138,8 +138,8 @@ struct tw_link {
  * timer is idle -- never started, stopped, fired (in its callback too) or
  * handed out by tw_get_expired() -- the library neither reads nor writes
  * tw_u.link, so you may keep the timer on a list of your own through it
- * (saving a link in your struct) until you start it again, which
- * overwrites it.
+ * (saving a link in your struct) until you start it again or call
+ * tw_timer_init() on it, which overwrite it.
  */
 struct tw_timer {
     union {

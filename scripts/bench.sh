@@ -7,7 +7,7 @@
 #                                   and heap against libev, libuv and libevent,
 #                                   n = 1e3 .. 1e6
 #   ./scripts/bench.sh --full       every workload on every scheme (about 8 minutes)
-#   ./scripts/bench.sh --quick      every workload at n = 1e3, 1e4 (about 30 s; no Redis step)
+#   ./scripts/bench.sh --quick      every workload at n = 1e3, 1e4 (about 25 s; no Redis step)
 #   ./scripts/bench.sh advise ...   recommend a scheme for your workload
 #
 # Arguments go to twbench (twbench --help).  The report goes to

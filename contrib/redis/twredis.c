@@ -92,7 +92,9 @@ struct tq {
     uint64_t count;            /* timers, every state */
     uint64_t nready, nleased;
     uint64_t bytes;            /* the entries' allocations */
-    struct tw_link ready;      /* ready timers, oldest first */
+    struct tw_link ready;      /* ready timers, oldest first (twheel's link
+                                * type here and for the keys: the same
+                                * shape, so one set of list functions) */
     /* module-wide bookkeeping */
     struct tw_timer wake;      /* on g.wake at this key's next deadline */
     RedisModuleString *name;   /* the key's name, or NULL if not known yet */
@@ -197,9 +199,13 @@ static struct tq_periodic *e_periodic(struct tq_entry *e)
 {
     return (struct tq_periodic *)(void *)e->data;
 }
+static const struct tq_periodic *e_periodic_c(const struct tq_entry *e)
+{
+    return (const struct tq_periodic *)(const void *)e->data;
+}
 static uint64_t e_period(const struct tq_entry *e)
 {
-    return e_policy(e) ? ((const struct tq_periodic *)(const void *)e->data)->period : 0;
+    return e_policy(e) ? e_periodic_c(e)->period : 0;
 }
 /* The timer's node on the key's facility. */
 static struct tw_timer *e_node(struct tq_entry *e)
@@ -208,8 +214,7 @@ static struct tw_timer *e_node(struct tq_entry *e)
 }
 static uint64_t e_deadline(const struct tq_entry *e)
 {
-    return tw_timer_deadline(e_policy(e) ? &((const struct tq_periodic *)(const void *)e->data)->tm
-                                         : &e->tm);
+    return tw_timer_deadline(e_policy(e) ? &e_periodic_c(e)->tm : &e->tm);
 }
 /* Its link on the ready list, and the entry of a link there. */
 static struct tw_link *e_ready(struct tq_entry *e) { return &e->tm.tw_u.link; }
