@@ -3,6 +3,8 @@
 # static-only install at configure time) and build examples/hello.c against
 # the installed copy only, and as a subproject, every way the README gives:
 #   1. pkg-config, static library (-Wl,-Bstatic around the pkg-config libs);
+#   1b. the installed header from C++ (-Wold-style-cast -Werror), when a
+#      C++ compiler is there;
 #   2. pkg-config, shared library (its soname libtwheel.so.0.MINOR while
 #      the major version is 0), run with LD_LIBRARY_PATH, and again
 #      linked with an rpath (runs with no environment at all);
@@ -61,6 +63,40 @@ if readelf -d "$work/hello-static" | grep -q 'libtwheel'; then
 fi
 out=$("$work/hello-static")
 check_output "static (pkg-config)" "$out"
+
+step "the installed header from C++ (strict warnings)"
+if command -v "${CXX:-c++}" >/dev/null 2>&1; then
+  cat >"$work/use.cpp" <<'CPP'
+#include <twheel.h>
+#include <cstdio>
+struct conn { int id; struct tw_timer idle; };
+static void on_idle(struct tw *, struct tw_timer *t)
+{
+    std::printf("tick 10: conn %d\n", tw_container_of(t, struct conn, idle)->id);
+}
+int main()
+{
+    struct tw *tw = nullptr;
+    if (tw_create(&tw, nullptr) != 0)
+        return 1;
+    conn c;
+    c.id = 7;
+    tw_timer_init(&c.idle, on_idle);
+    tw_start(tw, &c.idle, TW_NSEC(10));
+    tw_advance(tw, 10);
+    return tw_destroy(tw);
+}
+CPP
+  # shellcheck disable=SC2046
+  "${CXX:-c++}" -std=c++11 -Wall -Wextra -Wpedantic -Wold-style-cast -Werror "$work/use.cpp" \
+    $(pkg-config --cflags twheel) -Wl,-Bstatic $(pkg-config --libs --static twheel) \
+    -Wl,-Bdynamic -o "$work/use-cxx"
+  [ "$("$work/use-cxx")" = "tick 10: conn 7" ] ||
+    { echo "install-test: the C++ program printed something else" >&2; exit 1; }
+  echo "install-test: C++ ok"
+else
+  echo "install-test: no C++ compiler: the C++ check is skipped"
+fi
 
 step "pkg-config, shared"
 # shellcheck disable=SC2046

@@ -160,8 +160,13 @@ struct tw_timer {
 };
 
 /* Pointer to the struct of type `type` whose member `member` is at `ptr`. */
+#ifdef __cplusplus /* C++'s casts: clean under -Wold-style-cast */
+#define tw_container_of(ptr, type, member) \
+    (reinterpret_cast<type *>(reinterpret_cast<char *>(ptr) - offsetof(type, member)))
+#else
 #define tw_container_of(ptr, type, member) \
     ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+#endif
 
 /* ------------------------------------------------------------ configuration */
 
@@ -483,10 +488,15 @@ enum tw_clock_source {
 typedef uint64_t tw_clock_read_fn(void *ctx);
 
 /* Nanoseconds, for tw_clock_start(), tw_clock_after(), tw_clock_ticks(). */
-#define TW_NSEC(n) ((uint64_t)(n))
-#define TW_USEC(n) ((uint64_t)(n) * UINT64_C(1000))
-#define TW_MSEC(n) ((uint64_t)(n) * UINT64_C(1000000))
-#define TW_SEC(n) ((uint64_t)(n) * UINT64_C(1000000000))
+#ifdef __cplusplus
+#define TW_NS_CAST_(n) static_cast<uint64_t>(n)
+#else
+#define TW_NS_CAST_(n) ((uint64_t)(n))
+#endif
+#define TW_NSEC(n) TW_NS_CAST_(n)
+#define TW_USEC(n) (TW_NS_CAST_(n) * UINT64_C(1000))
+#define TW_MSEC(n) (TW_NS_CAST_(n) * UINT64_C(1000000))
+#define TW_SEC(n) (TW_NS_CAST_(n) * UINT64_C(1000000000))
 
 #define TW_TICK_NS_MIN UINT64_C(1000)        /* 1 us */
 #define TW_TICK_NS_MAX UINT64_C(1000000000)  /* 1 s */
