@@ -955,9 +955,11 @@ TW_EXTERN int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint
 
 /* Start `t` to fire at `at_ns`, a time on CLOCK_MONOTONIC in nanoseconds
  * (tv_sec * 10^9 + tv_nsec of clock_gettime(CLOCK_MONOTONIC)), rounded up
- * to the next tick: never before it.  A time already past is due: it
- * fires on the worker's next pass, at once or, if the worker has already
- * collected the next tick (docs/service.md), when that tick begins.
+ * to the next tick: never before it.  A time whose tick (so rounded) has
+ * begun is due: it fires on the worker's next pass, at once or, if the
+ * worker has already collected the next tick (docs/service.md), when that
+ * tick begins; a time less than a tick past may round up to the tick to
+ * come, and waits for it.
  * Otherwise as tw_service_start(), with its return codes, but as a rule
  * without reading the clock: a thread that
  * starts many timers from one reading (an event loop's cached time, as
