@@ -804,13 +804,17 @@ TW_EXTERN int tw_callouts_check(struct tw_callouts *co, char *msg, size_t len);
  * stop then returns 1 and the running callback finishes.
  * tw_service_stop_sync() does the same and then waits until the callback
  * of the timer under way, if any, has returned (the kernel's
- * del_timer_sync()); given gen 0 it also stops a re-arm that callback
- * made, as the callback returns, so that a timer that re-arms itself for
- * a time already due cannot keep it waiting; it returns 1 if it stopped
- * any arming.  When it returns (given gen 0) the timer is idle and its
- * callback is not running, so its memory may be freed, unless another
- * thread started it again meanwhile.  The worker does not touch a timer after its callback
- * returns, so a callback may free its own timer, if no other code stops
+ * del_timer_sync()).  Given gen 0 it also stops an arming made while that
+ * callback ran (by the callback or any thread), as the callback returns,
+ * so that a timer that re-arms itself for a time already due cannot keep
+ * it waiting, and it waits for a run another thread's start began
+ * meanwhile; it returns 1 if it stopped an arming (of several calls
+ * waiting for one run, one gets that stop).  When it returns (given
+ * gen 0) the timer is idle and its callback is not running, so its
+ * memory may be freed, unless another thread started it again meanwhile.
+ * The worker does not touch a timer after its callback returns unless a
+ * stop_sync with gen 0 waits for that run (whose caller keeps the timer
+ * valid), so a callback may free its own timer, if no other code stops
  * it.  Called from the timer's own callback
  * it would wait for itself: it returns TW_EDEADLK and changes nothing.
  * Like del_timer_sync(), it must not be called while holding a lock that
@@ -832,7 +836,8 @@ TW_EXTERN int tw_callouts_check(struct tw_callouts *co, char *msg, size_t len);
  * start and stop any timer, their own included (a start from the
  * callback arms the timer again: it is pending and the callback is
  * running, both at once; tw_service_restart() re-arms a pending timer
- * only, so from its own callback it does nothing), and use
+ * only, so from its own callback it does nothing unless the timer was
+ * re-armed meanwhile), and use
  * tw_service_stop_sync() on any timer but
  * their own (a timer of the same shard cannot be running then).  A
  * callback that blocks delays every timer of its shard.
@@ -988,10 +993,12 @@ TW_EXTERN int tw_service_restart(struct tw_service *svc, struct tw_stimer *t, ui
  * TW_EOWNER.  After tw_service_shutdown() every timer is idle: 0. */
 TW_EXTERN int tw_service_stop(struct tw_service *svc, struct tw_stimer *t, uint64_t gen);
 
-/* tw_service_stop(), then wait until no callback of `t` is running (see
- * "Stop semantics" above).  With gen 0 a re-arm made by that callback is
- * stopped too; with a gen (the current one, or the one whose callback
- * runs), a re-arm (a later generation) is left pending; a gen neither
+/* tw_service_stop(), then wait for the callback of `t` under way (see
+ * "Stop semantics" above).  With gen 0 an arming made while it ran is
+ * stopped too, and a run begun meanwhile waited for; with a gen (the
+ * current one, whose arming is stopped, or the one whose callback runs),
+ * only the run under way is waited for and a re-arm (a later generation)
+ * is left pending; a gen neither
  * current nor running returns 0 at once, without waiting.  Returns 1 if it
  * stopped an arming, 0 if not, TW_EINVAL, TW_ENOTINIT, TW_EOWNER, or
  * TW_EDEADLK from t's own callback (nothing changes).  t must stay valid

@@ -51,6 +51,16 @@ enum {
     MODE_CANCELLING,   /* stops; starts fail: the worker ends at once */
 };
 
+/* A stop_sync with gen 0 waiting for run `run` of the shard's running
+ * timer, on the waiter's stack and on the shard's list (under its lock):
+ * the worker stops an arming of the timer made while that run went on,
+ * as the run ends, and credits the stop to one such waiter. */
+struct sync_wait {
+    struct sync_wait *next;
+    uint64_t run;
+    int credited;
+};
+
 /* sleep_until while the worker is not waiting. */
 #define AWAKE 0
 
@@ -63,9 +73,7 @@ struct shard {
     struct tw_stimer *running;    /* whose callback runs now, or NULL */
     uint64_t runs;                /* callbacks begun: the number of the one running */
     uint64_t running_gen;         /* the generation whose callback runs */
-    uint64_t stop_after;          /* the run whose timer a stop_sync (gen 0) awaits:
-                                   * the worker stops its re-arm when it returns */
-    uint64_t stopped_after;       /* the last run whose re-arm the worker stopped */
+    struct sync_wait *syncs;      /* the stop_syncs (gen 0) waiting for a run */
     tw_time_t sleep_until;        /* AWAKE, or the tick the worker waits for
                                    * (TW_TIME_MAX: nothing pending) */
     int mode;
@@ -249,6 +257,25 @@ TW_INLINE int stop_locked(struct shard *sh, struct tw_stimer *t)
     return r;
 }
 
+/* Run `run` of t's callback has returned (the lock held).  If stop_sync
+ * callers with gen 0 wait for it, t is valid (its callback may not free
+ * it then), and an arming made while it ran (by the callback or another
+ * thread) is stopped here, before this worker could run it again and
+ * keep them out for good; the stop goes to one of them.  A timer the
+ * callback started on another service is left alone (its owner says so,
+ * read without that service's lock). */
+static void after_run(struct shard *sh, struct tw_stimer *t, uint64_t run)
+{
+    struct sync_wait *first = NULL;
+    for (struct sync_wait *w = sh->syncs; w; w = w->next)
+        if (w->run == run) {
+            first = w;
+            break;
+        }
+    if (first && owner_of(t) == sh->svc->id && stop_locked(sh, t) == 1)
+        first->credited = 1;
+}
+
 /* Run the callbacks due at the clock's time, one at a time, the lock
  * released around each; stop early when a cancelling shutdown begins.
  * While the facility is a tick ahead of the clock (worker()), its collect
@@ -270,11 +297,7 @@ static void run_due(struct shard *sh)
         fn(sh->svc, t);
         tw_lock_take(&sh->lock);
         sh->running = NULL;
-        /* A stop_sync with gen 0 waits for this run: t is valid (its
-         * callback may not free it then), and a re-arm is stopped here,
-         * before this worker can run it again and keep the waiter out. */
-        if (sh->stop_after == run && stop_locked(sh, t) == 1)
-            sh->stopped_after = run;
+        after_run(sh, t, run);
         if (sh->waiting)
             tw_cond_broadcast(&sh->idle);
     }
@@ -751,32 +774,41 @@ int tw_service_stop_sync(struct tw_service *svc, struct tw_stimer *t, uint64_t g
         rc = TW_EDEADLK; /* its own callback: it would wait for itself */
     } else if (gen == 0 || gen == t->tw_gen || (sh->running == t && sh->running_gen == gen)) {
         /* Stop it (gen 0, or gen its current generation), then wait out
-         * the run of its callback under way: that run only, however often
-         * the wait wakes (a signal, a broadcast for another timer).  With
-         * gen 0 the worker stops a re-arm when that run returns, before it
-         * could run it again and keep this thread out for good (run_due()),
-         * and this loop stops an arming another thread made meanwhile;
-         * with a gen, a re-arm is a later generation, not ours.  While the
-         * lock is released, another thread may move the idle timer to
-         * another shard and start it there: not ours to stop either. */
+         * the run of its callback under way, however often the wait wakes
+         * (a signal, a broadcast for another timer).  With a gen that run
+         * only: a re-arm is a later generation, not ours.  With gen 0 the
+         * worker stops an arming made while that run went on, as it ends
+         * (after_run()), before it could run it again and keep this thread
+         * out for good; credited with that stop, this call is done.  Not
+         * credited, it stops an arming another thread made meanwhile and
+         * waits for a run that began meanwhile.  While the lock is
+         * released, another thread may move the idle timer to another
+         * shard and start it there: not ours to stop. */
         unsigned on = shard_field(t);
         for (;;) {
             if ((gen == 0 || gen == t->tw_gen) && stop_locked(sh, t) == 1)
                 rc = 1;
             if (sh->running != t)
                 break;
-            uint64_t run = sh->runs;
+            struct sync_wait w = {sh->syncs, sh->runs, 0};
             if (gen == 0)
-                sh->stop_after = run;
+                sh->syncs = &w;
             sh->waiting++;
-            while (sh->running == t && sh->runs == run)
+            while (sh->running == t && sh->runs == w.run)
                 tw_cond_wait(&sh->idle, &sh->lock, NULL);
             sh->waiting--;
-            if (gen == 0 && sh->stopped_after == run) {
-                sh->stopped_after = 0; /* one stop, counted by one stop_sync */
+            if (gen != 0)
+                break;
+            for (struct sync_wait **p = &sh->syncs; *p; p = &(*p)->next)
+                if (*p == &w) {
+                    *p = w.next;
+                    break;
+                }
+            if (w.credited) {
                 rc = 1;
+                break;
             }
-            if (gen != 0 || shard_field(t) != on)
+            if (shard_field(t) != on)
                 break;
         }
     }

@@ -910,6 +910,107 @@ static void case_stop_sync_gen_woken(void)
     CHECK_EQ(tw_service_destroy(svc), 0);
 }
 
+
+/* One owner thread per timer, four timers on one shard: each owner alone
+ * stop_syncs (gen 0) its timer and starts it again, and each callback
+ * re-arms its own timer, often for a time already due.  No two calls race
+ * on one timer, so every arming ends in exactly one callback or exactly
+ * one stop_sync returning 1 (starts == fires + prevented, per timer), and
+ * after each stop_sync the timer is idle and its callback not running:
+ * the worker's stop of a re-arm is credited to the stop_sync waiting for
+ * that run, never to another timer's. */
+struct owned {
+    struct tw_stimer st;
+    atomic_ulong starts, fires, prevented;
+    atomic_int in_cb, rearm;
+    uint64_t seed;
+};
+
+static uint64_t xorshift(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static void on_owned(struct tw_service *svc, struct tw_stimer *st)
+{
+    struct owned *o = tw_container_of(st, struct owned, st);
+    atomic_fetch_add(&o->fires, 1);
+    atomic_store(&o->in_cb, 1);
+    uint64_t r = xorshift(&o->seed);
+    uint64_t until = now_ns() + r % TW_USEC(30);
+    while (now_ns() < until)
+        ; /* work */
+    if (atomic_load(&o->rearm) && r % 4 != 0) {
+        int rc = r & 16 ? tw_service_start_at(svc, st, now_ns() - TW_MSEC(1), NULL)
+                        : tw_service_start(svc, st, (r >> 8) % TW_USEC(200), NULL);
+        if (rc == 0)
+            atomic_fetch_add(&o->starts, 1);
+    }
+    atomic_store(&o->in_cb, 0);
+}
+
+struct owner_arg {
+    struct tw_service *svc;
+    struct owned *o;
+    uint64_t end;
+};
+
+static void *owner_thread(void *arg)
+{
+    struct owner_arg *a = arg;
+    struct owned *o = a->o;
+    uint64_t seed = o->seed * 7 + 1;
+    while (now_ns() < a->end) {
+        if (tw_service_stop_sync(a->svc, &o->st, 0) == 1)
+            atomic_fetch_add(&o->prevented, 1);
+        CHECK(!atomic_load(&o->in_cb));
+        CHECK_EQ(tw_service_timer_state(a->svc, &o->st, NULL), 0);
+        if (tw_service_start(a->svc, &o->st, xorshift(&seed) % TW_USEC(300), NULL) == 0)
+            atomic_fetch_add(&o->starts, 1);
+        sleep_ns(xorshift(&seed) % TW_USEC(400));
+    }
+    atomic_store(&o->rearm, 0);
+    if (tw_service_stop_sync(a->svc, &o->st, 0) == 1)
+        atomic_fetch_add(&o->prevented, 1);
+    return NULL;
+}
+
+static void case_stop_sync_accounting(double seconds)
+{
+    struct tw_service *svc = make(1, TW_USEC(100));
+    if (!svc)
+        return;
+    enum { N = 4 };
+    struct owned o[N];
+    struct owner_arg a[N];
+    pthread_t th[N];
+    uint64_t end = now_ns() + (uint64_t)(seconds * 1e9);
+    for (int i = 0; i < N; i++) {
+        tw_stimer_init(&o[i].st, on_owned);
+        atomic_store(&o[i].starts, 0);
+        atomic_store(&o[i].fires, 0);
+        atomic_store(&o[i].prevented, 0);
+        atomic_store(&o[i].in_cb, 0);
+        atomic_store(&o[i].rearm, 1);
+        o[i].seed = 0x9e3779b97f4a7c15u * (uint64_t)(i + 1);
+        a[i] = (struct owner_arg){svc, &o[i], end};
+    }
+    for (int i = 0; i < N; i++)
+        CHECK_EQ(pthread_create(&th[i], NULL, owner_thread, &a[i]), 0);
+    for (int i = 0; i < N; i++)
+        pthread_join(th[i], NULL);
+    for (int i = 0; i < N; i++) {
+        CHECK_EQ(atomic_load(&o[i].starts),
+                 atomic_load(&o[i].fires) + atomic_load(&o[i].prevented));
+        CHECK(atomic_load(&o[i].fires) > 0);
+    }
+    CHECK_EQ(tw_service_count(svc), 0);
+    CHECK_EQ(tw_service_destroy(svc), 0);
+}
+
 /* Is t armed in the model? */
 static int armed(struct ttimer *t)
 {
@@ -1236,6 +1337,7 @@ int main(int argc, char **argv)
         case_free_after_stop_sync();
         case_stop_sync_rearm_due();
         case_stop_sync_gen_woken();
+        case_stop_sync_accounting(seconds / 3);
         case_timer_state();
         case_restart_pending();
         case_stress(seconds / 3);
