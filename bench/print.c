@@ -48,35 +48,13 @@ static int series_has_target(const struct series *s, int ti)
     return 0;
 }
 
-/* a / b for one point: with rounds run side by side (neither copied from
- * another series, or both), the median of the ratios within a round and
- * their range, *paired = 1; else the ratio of the medians, *paired = 0.
- * 0 when either is missing. */
-static double paired_ratio(const struct cell *a, const struct cell *b, double *lo, double *hi,
-                           int *paired)
-{
-    *paired = 0;
-    if (a->state != CELL_OK || b->state != CELL_OK || a->med <= 0 || b->med <= 0)
-        return 0;
-    if (a->rounds > 1 && a->rounds == b->rounds && a->copied == b->copied) {
-        *paired = 1;
-        double q[ROUNDS_MAX], med;
-        for (int r = 0; r < a->rounds; r++)
-            q[r] = a->round_med[r] / b->round_med[r];
-        stats(q, a->rounds, &med, lo, hi);
-        return med;
-    }
-    *lo = *hi = a->med / b->med;
-    return *lo;
-}
-
 /* "a / b 0.93x", with the rounds' range when paired; 0 if either has no
  * figure (nothing printed). */
 static int print_ratio(const struct series *s, int xi, int a, int b, const char *pre)
 {
     int paired = 0;
     double lo = 0, hi = 0;
-    double r = a >= 0 && b >= 0 ? paired_ratio(&s->cell[xi][a], &s->cell[xi][b], &lo, &hi,
+    double r = a >= 0 && b >= 0 ? cell_ratio(&s->cell[xi][a], &s->cell[xi][b], &lo, &hi,
                                                &paired)
                                 : 0;
     if (r <= 0)
@@ -99,7 +77,7 @@ static void print_ratios(const struct series *s)
         printf("   %s / %s:", targets[a].name, targets[b].name);
         for (int xi = 0; xi < s->nx; xi++) {
             int paired;
-            double lo, hi, r = paired_ratio(&s->cell[xi][a], &s->cell[xi][b], &lo, &hi, &paired);
+            double lo, hi, r = cell_ratio(&s->cell[xi][a], &s->cell[xi][b], &lo, &hi, &paired);
             if (r <= 0)
                 continue;
             printf(" %s %.2fx", fmt_n(s->by_ttls ? s->d[xi] : s->n[xi], nb, sizeof nb), r);
