@@ -926,20 +926,12 @@ struct owned {
     uint64_t seed;
 };
 
-static uint64_t xorshift(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
-
 static void on_owned(struct tw_service *svc, struct tw_stimer *st)
 {
     struct owned *o = tw_container_of(st, struct owned, st);
     atomic_fetch_add(&o->fires, 1);
     atomic_store(&o->in_cb, 1);
-    uint64_t r = xorshift(&o->seed);
+    uint64_t r = rnd(&o->seed);
     uint64_t until = now_ns() + r % TW_USEC(30);
     while (now_ns() < until)
         ; /* work */
@@ -968,9 +960,9 @@ static void *owner_thread(void *arg)
             atomic_fetch_add(&o->prevented, 1);
         CHECK(!atomic_load(&o->in_cb));
         CHECK_EQ(tw_service_timer_state(a->svc, &o->st, NULL), 0);
-        if (tw_service_start(a->svc, &o->st, xorshift(&seed) % TW_USEC(300), NULL) == 0)
+        if (tw_service_start(a->svc, &o->st, rnd(&seed) % TW_USEC(300), NULL) == 0)
             atomic_fetch_add(&o->starts, 1);
-        sleep_ns(xorshift(&seed) % TW_USEC(400));
+        sleep_ns(rnd(&seed) % TW_USEC(400));
     }
     atomic_store(&o->rearm, 0);
     if (tw_service_stop_sync(a->svc, &o->st, 0) == 1)
