@@ -554,7 +554,8 @@ TW_EXTERN uint64_t tw_clock_backwards(const struct tw_clock *c);
 TW_EXTERN int tw_clock_set_slack(struct tw_clock *c, uint64_t slack_ns);
 
 /* Create a facility (as tw_create(); cfg NULL: the defaults) whose time
- * starts at the clock's current time, after a tw_clock_update(). */
+ * starts at the clock's current time, after a tw_clock_update().  On an
+ * error the clock is as it was. */
 TW_EXTERN int tw_clock_create(struct tw **out, const struct tw_config *cfg, struct tw_clock *c);
 
 /* Start `timer` to fire `ns` nanoseconds after the clock's cached reading:
@@ -567,8 +568,9 @@ TW_EXTERN int tw_clock_start(struct tw_clock *c, struct tw *tw, struct tw_timer 
  * cached reading to the next wake-up (tw_next_wakeup(): the earliest
  * deadline, or the tick before it at which a hierarchical wheel moves a
  * slot down), rounded up so that the wait never ends before it, plus the
- * slack: -1 when nothing is pending (block), 0 when a timer is already
- * due, at most INT_MAX.  A NULL or uninitialised argument gives 0, not
+ * slack: -1 when nothing is pending (block; also when the next wake-up
+ * lies past the last nanosecond a clock of yours can read), 0 when a timer
+ * is already due, at most INT_MAX.  A NULL or uninitialised argument gives 0, not
  * an error code: poll() would read any negative value as "block
  * forever", so a mistake shows as a loop that spins. */
 TW_EXTERN int tw_clock_timeout_ms(const struct tw_clock *c, struct tw *tw);
@@ -578,8 +580,8 @@ TW_EXTERN int tw_clock_timeout_ms(const struct tw_clock *c, struct tw *tw);
  * `abs` 0: relative to the cached reading ({0, 0} when already due).
  * `abs` 1: the absolute time on the clock (TFD_TIMER_ABSTIME,
  * TIMER_ABSTIME), never {0, 0}, which would disarm a timerfd.
- * Returns 1 and fills *ts, 0 when nothing is pending (*ts untouched: block
- * forever, or disarm), or TW_EINVAL (NULL c, tw or ts).  `ts` points to a
+ * Returns 1 and fills *ts, 0 when nothing is pending or can come due on
+ * this clock (*ts untouched: block forever, or disarm), or TW_EINVAL (NULL c, tw or ts).  `ts` points to a
  * struct timespec; it is declared void * so that this header needs no
  * POSIX feature macros. */
 TW_EXTERN int tw_clock_timeout_ts(const struct tw_clock *c, struct tw *tw, int abs, void *ts);
@@ -600,10 +602,23 @@ TW_EXTERN int tw_clock_timeout_ts(const struct tw_clock *c, struct tw *tw, int a
  *                    go on with the first grid point after now;
  *   TW_MISSED_DELAY  fire once, pass the periods skipped, and re-base the
  *                    grid on now: the next one is due at now + P.
- * A late expiry that missed no grid point passes 0 in every policy.  The
- * callback may stop, restart or free the periodic timer (after stopping
- * it).  Deadlines saturate at TW_TIME_MAX, where the timer fires a last
- * time and stops.
+ * A late expiry that missed no grid point passes 0 and stays on the grid in
+ * every policy.  The callback may stop, restart or free the periodic timer
+ * (after stopping it).  Deadlines saturate at TW_TIME_MAX: BURST fires a
+ * last time there and stops; SKIP and DELAY stop after the expiry that
+ * counted the last grid point.
+ *
+ * The timer is re-armed before its callback runs, so the callback finds it
+ * pending.  In a scheme that allocates on start (heap, lawn, hybrid) that
+ * re-arm can fail for want of memory: the callback then finds it idle
+ * (tw_periodic_pending() is 0) and may start it again.  The re-arm is done
+ * by the callback tw_advance() runs: a periodic timer handed back by
+ * tw_collect() and tw_get_expired() instead is idle, and the caller
+ * re-arms it (tw_periodic_start_at() with the next grid point).
+ *
+ * With the clock layer, start it with tw_clock_periodic_start(), not with
+ * tw_periodic_start() and tw_clock_ticks(): the first deadline must keep
+ * the reading's part of a tick (see the clock layer above).
  */
 enum tw_missed {
     TW_MISSED_BURST = 0,
@@ -632,12 +647,23 @@ TW_EXTERN int tw_periodic_init(struct tw_periodic *p, tw_periodic_fn *fn, enum t
 
 /* Start (or restart) `p` with period `period` ticks (>= 1): due at
  * first, first + period, first + 2 period, ... tw_periodic_start() takes
- * first = tw_now(tw) + period.  Returns 0, TW_EINVAL (NULL, period 0),
+ * first = tw_now(tw) + period (with the clock layer:
+ * tw_clock_periodic_start()).  Returns 0, TW_EINVAL (NULL, period 0),
  * TW_ENOTINIT (p never initialised), or tw_start_at()'s errors (TW_ERANGE:
  * wheel, a period beyond MaxInterval); on error `p` is as it was. */
 TW_EXTERN int tw_periodic_start(struct tw *tw, struct tw_periodic *p, tw_time_t period);
 TW_EXTERN int tw_periodic_start_at(struct tw *tw, struct tw_periodic *p, tw_time_t first,
                                    tw_time_t period);
+
+/* Start `p` on the clock: its first expiry `ns` nanoseconds after the
+ * clock's cached reading, then one every `ns` rounded up to whole ticks
+ * (tw_periodic_start_at(tw, p, tw_clock_after(c, ns), tw_clock_ticks(c,
+ * ns))), so that no expiry comes before reading + k * ns.  A period that
+ * is not a whole number of ticks runs slow by the rounding: pick a tick
+ * that divides it.  Returns tw_periodic_start_at()'s codes, and TW_EINVAL
+ * for a NULL or uninitialised clock. */
+TW_EXTERN int tw_clock_periodic_start(struct tw_clock *c, struct tw *tw, struct tw_periodic *p,
+                                      uint64_t ns);
 
 /* Stop `p`: 1 if it was pending, 0 if not, TW_EINVAL (NULL), TW_ENOTINIT
  * (never initialised), or tw_stop()'s errors. */

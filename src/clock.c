@@ -33,12 +33,6 @@ static uint64_t div_up(uint64_t a, uint64_t q)
     return a / q + (a % q != 0);
 }
 
-/* The first nanosecond of tick t: t * q, saturating. */
-static uint64_t tick_ns(uint64_t t, uint64_t q)
-{
-    return t > UINT64_MAX / q ? UINT64_MAX : t * q;
-}
-
 /* ---------------------------------------------------------------- reading */
 
 static int valid(const struct tw_clock *c)
@@ -176,8 +170,14 @@ int tw_clock_create(struct tw **out, const struct tw_config *cfg, struct tw_cloc
         tw_config_init(&k, tw_default_scheme);
     else
         k = *cfg;
-    k.start = tw_clock_update(c);
-    return tw_create(out, &k);
+    /* The clock moves only if the facility is made: a call that fails
+     * changes nothing. */
+    struct tw_clock n = *c;
+    k.start = tw_clock_update(&n);
+    int rc = tw_create(out, &k);
+    if (rc == 0)
+        *c = n;
+    return rc;
 }
 
 int tw_clock_start(struct tw_clock *c, struct tw *tw, struct tw_timer *timer, uint64_t ns)
@@ -187,10 +187,18 @@ int tw_clock_start(struct tw_clock *c, struct tw *tw, struct tw_timer *timer, ui
     return tw_start_at(tw, timer, tw_clock_after(c, ns));
 }
 
+int tw_clock_periodic_start(struct tw_clock *c, struct tw *tw, struct tw_periodic *p,
+                            uint64_t ns)
+{
+    if (!valid(c))
+        return TW_EINVAL;
+    return tw_periodic_start_at(tw, p, tw_clock_after(c, ns), tw_clock_ticks(c, ns));
+}
+
 /* ------------------------------------------------------------- timeouts */
 
 /* The wake-up time in ns for the earliest deadline: 1 and *at, 0 when
- * nothing is pending, or an error.  With slack, the first multiple of the
+ * nothing is pending or can come due on this clock, or an error.  With slack, the first multiple of the
  * slack at or after the deadline, unless that passes deadline + slack
  * (it cannot) or overflows. */
 static int wake_at(const struct tw_clock *c, struct tw *tw, uint64_t *at)
@@ -199,7 +207,12 @@ static int wake_at(const struct tw_clock *c, struct tw *tw, uint64_t *at)
     int rc = tw_next_wakeup(tw, &d);
     if (rc <= 0)
         return rc;
-    uint64_t ns = tick_ns(d, c->tw_tick_ns);
+    /* A tick whose first nanosecond is past the last one the clock can
+     * read (a clock of the caller's near 2^64 ns) never comes: nothing to
+     * wait for, rather than a wait that ends at once, again and again. */
+    if (d > UINT64_MAX / c->tw_tick_ns)
+        return 0;
+    uint64_t ns = d * c->tw_tick_ns;
     uint64_t s = c->tw_slack_ns;
     if (s > 1 && ns > c->tw_ns && ns % s != 0) {
         uint64_t up = ns + (s - ns % s);

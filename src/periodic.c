@@ -13,7 +13,9 @@
  * lie after the one that fired and at or before now.  BURST re-arms at the
  * next grid point, which is due, so the next tw_advance() fires it, and so
  * on until the timer catches up; SKIP re-arms at the first grid point
- * after now and reports m; DELAY reports m and re-arms at now + period.
+ * after now and reports m; DELAY reports m and, when m > 0, re-arms at
+ * now + period (a late expiry that passed over no grid point stays on the
+ * grid in every policy: lateness alone never moves it).
  */
 #include "base.h"
 
@@ -43,26 +45,30 @@ static void fired(struct tw *tw, struct tw_timer *t)
     uint64_t passed = 0; /* reported to the callback */
     switch (p->tw_policy) {
     case TW_MISSED_SKIP:
-        next = sat_madd(due, missed + 1, P);
+        /* missed + 1 grid points on (missed is at most TW_TIME_MAX) */
+        next = missed == UINT64_MAX ? TW_TIME_MAX : sat_madd(due, missed + 1, P);
         passed = missed;
-        p->tw_count += 1 + missed;
         break;
     case TW_MISSED_DELAY:
-        next = tw_sat_add(now, P);
+        next = tw_sat_add(missed == 0 ? due : now, P);
         passed = missed;
-        p->tw_count += 1 + missed;
         break;
     case TW_MISSED_BURST:
     default:
         next = tw_sat_add(due, P);
-        p->tw_count += 1;
         break;
     }
-    /* At the end of time the grid cannot go on: this expiry is the last.
-     * (tw_start_at cannot fail here: the node is idle, on this facility,
-     * and a wheel's range was checked against the period at start.) */
-    if (due != TW_TIME_MAX)
-        tw_start_at(tw, t, next);
+    p->tw_count = tw_sat_add(p->tw_count, tw_sat_add(passed, 1));
+    /* At the end of time the grid cannot go on.  BURST fires each point,
+     * the last one saturated to TW_TIME_MAX, and stops after an expiry at
+     * TW_TIME_MAX.  SKIP and DELAY have counted every point up to now, so
+     * a next point saturated to a time already reached is not one: they
+     * stop.  A re-arm can fail only in a scheme that allocates on start
+     * (TW_ENOMEM): the timer is then idle when its function runs, which
+     * tw_periodic_pending() tells it (twheel.h). */
+    bool again = p->tw_policy == TW_MISSED_BURST ? due != TW_TIME_MAX : next > now;
+    if (again)
+        (void)tw_start_at(tw, t, next);
     p->tw_fn(tw, p, passed);
 }
 

@@ -146,6 +146,43 @@ static void case_never_early(struct ctx *c)
 
 /* ---------------------------------------------------------- poll timeouts */
 
+/* A clock of the caller's near the top of its 64-bit range: a deadline
+ * whose tick begins past the last nanosecond it can read never comes, so
+ * the loop blocks instead of waking at once, again and again. */
+static void case_timeout_end_of_clock(struct ctx *c)
+{
+    const uint64_t q = 1000;
+    struct fake f;
+    struct tw_clock clk;
+    struct tw *tw = clocked(c, &clk, &f, UINT64_MAX - 10, q);
+    RETURN_IF_FAILED();
+    struct tw_timer t, u;
+    tw_timer_init(&t, NULL);
+    tw_timer_init(&u, NULL);
+    ASSERT_OK(tw_clock_start(&clk, tw, &t, TW_USEC(5)));
+    struct timespec ts = {123, 456};
+    for (int i = 0; i < 3; i++) {
+        ASSERT_EQ_INT(tw_clock_timeout_ms(&clk, tw), -1);
+        ASSERT_EQ_INT(tw_clock_timeout_ts(&clk, tw, 0, &ts), 0);
+        ASSERT_EQ_INT(tw_clock_timeout_ts(&clk, tw, 1, &ts), 0);
+        ASSERT_EQ_INT((int)ts.tv_sec, 123); /* untouched */
+        f.ns = UINT64_MAX;
+        tw_advance(tw, tw_clock_update(&clk));
+        ASSERT_EQ_INT(tw_timer_pending(&t), 1);
+    }
+    /* a deadline the clock does reach is waited for */
+    struct tw_clock low;
+    struct fake g = {UINT64_MAX - 5000};
+    ASSERT_OK(tw_clock_init_user(&low, fake_read, &g, q));
+    struct tw *tw2 = NULL;
+    ASSERT_OK(tw_clock_create(&tw2, &c->cfg, &low));
+    ASSERT_OK(tw_clock_start(&low, tw2, &u, 1000));
+    ASSERT_EQ_INT(tw_clock_timeout_ms(&low, tw2), 1);
+    ASSERT_EQ_INT(tw_clock_timeout_ts(&low, tw2, 0, &ts), 1);
+    ASSERT_OK(tw_destroy(tw2));
+    ASSERT_OK(tw_destroy(tw));
+}
+
 static void case_timeout_boundaries(struct ctx *c)
 {
     const uint64_t q = 1000; /* 1 us ticks */
@@ -435,7 +472,16 @@ static void case_clock_bad_input(struct ctx *c)
     ASSERT_NULL(tw);
     ASSERT_OK(tw_clock_init_user(&clk, fake_read, &f, 1000));
     ASSERT_EQ_RC(tw_clock_create(NULL, NULL, &clk), TW_EINVAL);
+    /* a configuration refused: the clock has not moved either */
+    struct tw_config bad;
+    ASSERT_OK(tw_config_init(&bad, TW_HIERARCHICAL));
+    bad.slots = 3;
+    f.ns = 7777777;
+    ASSERT_EQ_RC(tw_clock_create(&tw, &bad, &clk), TW_ECONFIG);
+    ASSERT_NULL(tw);
+    ASSERT_EQ_U64(tw_clock_now_ns(&clk), 42);
     ASSERT_OK(tw_clock_create(&tw, NULL, &clk));
+    ASSERT_EQ_U64(tw_clock_now_ns(&clk), 7777777);
     /* 0, never a negative value, which poll() reads as "block forever" */
     ASSERT_EQ_INT(tw_clock_timeout_ms(&clk, NULL), 0);
     ASSERT_EQ_INT(tw_clock_timeout_ms(NULL, tw), 0);
@@ -549,8 +595,10 @@ static void case_periodic_policies(struct ctx *c)
                 count += 1 + m;
                 break;
             case TW_MISSED_DELAY:
+                /* re-based on now only after a stall: lateness alone
+                 * leaves it on the grid */
                 ASSERT_EQ_U64(x.last_missed, m);
-                due = now + P;
+                due = m == 0 ? due + P : now + P;
                 count += 1 + m;
                 break;
             }
@@ -624,6 +672,153 @@ static void case_periodic_end_of_time(struct ctx *c)
     ASSERT_OK(tw_destroy(tw));
 }
 
+/* SKIP and DELAY at the end of time: the grid points up to TW_TIME_MAX
+ * are each counted once, and the timer stops after the expiry that counted
+ * the last; with period 1 from tick 0 the count of points skipped is the
+ * whole range (no wrap, no expiry after it). */
+static void case_periodic_end_of_time_skip(struct ctx *c)
+{
+    static const enum tw_missed pol[] = {TW_MISSED_SKIP, TW_MISSED_DELAY};
+    for (int pi = 0; pi < 2; pi++) {
+        CREATE(tw);
+        struct per x = {0};
+        ASSERT_OK(tw_periodic_init(&x.p, on_period, pol[pi]));
+        /* the grid MAX - 10, MAX - 5, MAX */
+        int rc = tw_periodic_start_at(tw, &x.p, TW_TIME_MAX - 10, 5);
+        if (rc == TW_ERANGE) { /* wheel: the end of time is beyond its range */
+            ASSERT_OK(tw_destroy(tw));
+            return;
+        }
+        ASSERT_OK(rc);
+        tw_advance(tw, TW_TIME_MAX);
+        if (x.calls == 0)
+            tw_advance(tw, TW_TIME_MAX);
+        ASSERT_EQ_U64(x.calls, 1);
+        ASSERT_EQ_U64(x.last_missed, 2);
+        ASSERT_EQ_U64(tw_periodic_count(&x.p), 3);
+        ASSERT_EQ_INT(tw_periodic_pending(&x.p), 0);
+        ASSERT_EQ_INT(tw_advance(tw, TW_TIME_MAX), 0);
+        ASSERT_EQ_U64(x.calls, 1);
+        ASSERT_EQ_U64(tw_count(tw), 0);
+        ASSERT_OK(tw_destroy(tw));
+
+        /* period 1 from tick 0, first seen at the end of time */
+        struct tw_config cfg = c->cfg;
+        cfg.start = 0;
+        struct tw *t0 = NULL;
+        ASSERT_OK(tw_create(&t0, &cfg));
+        struct per y = {0};
+        ASSERT_OK(tw_periodic_init(&y.p, on_period, pol[pi]));
+        ASSERT_OK(tw_periodic_start_at(t0, &y.p, 0, 1));
+        tw_advance(t0, TW_TIME_MAX);
+        if (y.calls == 0)
+            tw_advance(t0, TW_TIME_MAX);
+        ASSERT_EQ_U64(y.calls, 1);
+        ASSERT_EQ_U64(y.last_missed, TW_TIME_MAX);
+        ASSERT_EQ_U64(tw_periodic_count(&y.p), UINT64_MAX); /* saturated */
+        ASSERT_EQ_INT(tw_periodic_pending(&y.p), 0);
+        ASSERT_EQ_INT(tw_advance(t0, TW_TIME_MAX), 0);
+        ASSERT_EQ_U64(y.calls, 1);
+        ASSERT_OK(tw_destroy(t0));
+        RETURN_IF_FAILED();
+    }
+}
+
+/* A re-arm that fails for want of memory (a scheme that allocates on
+ * start: lawn needs a queue for the new interval) leaves the timer idle
+ * when its callback runs, and the callback can see it; every other scheme
+ * re-arms.  Either way the facility is whole and a later start works. */
+struct per_oom {
+    struct per x;
+    int pending_in_cb;
+};
+
+static void on_period_oom(struct tw *tw, struct tw_periodic *p, uint64_t missed)
+{
+    on_period(tw, p, missed);
+    struct per_oom *o = tw_container_of(p, struct per_oom, x.p);
+    o->pending_in_cb = tw_periodic_pending(p);
+}
+
+static void case_periodic_rearm_enomem(struct ctx *c)
+{
+    struct test_alloc ta;
+    test_alloc_init(&ta, 1);
+    struct tw_config cfg = c->cfg;
+    cfg.allocator = &ta.a;
+    struct tw *tw = NULL;
+    ASSERT_OK(tw_create(&tw, &cfg));
+    struct per_oom o;
+    memset(&o, 0, sizeof o);
+    o.pending_in_cb = -1;
+    ASSERT_OK(tw_periodic_init(&o.x.p, on_period_oom, TW_MISSED_BURST));
+    tw_time_t t0 = tw_now(tw);
+    ASSERT_OK(tw_periodic_start(tw, &o.x.p, 10));
+    ta.fail_after = 0;
+    /* late by 3: the re-arm's interval is 7, one no queue holds */
+    ASSERT_EQ_INT(tw_advance(tw, t0 + 13), 1);
+    ASSERT_EQ_U64(o.x.calls, 1);
+    ASSERT_EQ_INT(o.pending_in_cb, tw_periodic_pending(&o.x.p));
+    if (!o.pending_in_cb) {
+        ASSERT_TRUE(scheme_allocates(c->scheme));
+        ASSERT_EQ_U64(tw_count(tw), 0);
+    } else {
+        ASSERT_EQ_U64(tw_periodic_next(&o.x.p), t0 + 20);
+        ASSERT_EQ_U64(tw_count(tw), 1);
+    }
+    ASSERT_CHECK(tw);
+    ta.fail_after = -1;
+    ASSERT_OK(tw_periodic_start(tw, &o.x.p, 10));
+    ASSERT_EQ_INT(tw_advance(tw, t0 + 23), 1);
+    ASSERT_EQ_INT(tw_periodic_pending(&o.x.p), 1);
+    ASSERT_EQ_U64(tw_periodic_next(&o.x.p), t0 + 33);
+    ASSERT_EQ_INT(tw_periodic_stop(tw, &o.x.p), 1);
+    ASSERT_CHECK(tw);
+    ASSERT_OK(tw_destroy(tw));
+    ASSERT_EQ_U64(ta.outstanding, 0);
+}
+
+/* tw_clock_periodic_start(): from a reading anywhere in a tick, with a
+ * period in ns that is or is not a whole number of ticks, the k-th expiry
+ * comes at or after reading + k * ns, on a loop that sleeps what
+ * tw_clock_timeout_ts() says. */
+static void case_periodic_clock(struct ctx *c)
+{
+    static const uint64_t qs[] = {1000000, 333333, 1000};
+    struct rng r = {0x7065726370ull ^ c->start};
+    for (int round = 0; round < 12; round++) {
+        uint64_t q = qs[round % 3];
+        struct fake f;
+        struct tw_clock clk;
+        struct tw *tw = clocked(c, &clk, &f, UINT64_C(5000000000) + rng_below(&r, q), q);
+        RETURN_IF_FAILED();
+        uint64_t ns = round < 6 ? q * (1 + rng_below(&r, 20)) : 1 + rng_below(&r, 20 * q);
+        if (tw_clock_ticks(&clk, ns) > tw_max_interval(tw))
+            ns = q * (tw_max_interval(tw) / 2);
+        struct per x = {0};
+        ASSERT_OK(tw_periodic_init(&x.p, on_period, TW_MISSED_SKIP));
+        uint64_t t0 = tw_clock_now_ns(&clk);
+        ASSERT_OK(tw_clock_periodic_start(&clk, tw, &x.p, ns));
+        uint64_t count = 0;
+        for (int step = 0; step < 300; step++) {
+            struct timespec ts;
+            ASSERT_EQ_INT(tw_clock_timeout_ts(&clk, tw, 0, &ts), 1);
+            f.ns += (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+            ASSERT_GE_INT((int)tw_advance(tw, tw_clock_update(&clk)), 0);
+            if (tw_periodic_count(&x.p) != count) {
+                count = tw_periodic_count(&x.p);
+                ASSERT_GE_U64(f.ns, t0 + count * ns); /* never early */
+            }
+            RETURN_IF_FAILED();
+        }
+        ASSERT_GT_U64(count, 0);
+        ASSERT_EQ_RC(tw_clock_periodic_start(NULL, tw, &x.p, ns), TW_EINVAL);
+        ASSERT_EQ_RC(tw_clock_periodic_start(&clk, tw, &x.p, 0), TW_EINVAL);
+        ASSERT_EQ_INT(tw_periodic_pending(&x.p), 1);
+        ASSERT_OK(tw_destroy(tw));
+    }
+}
+
 static void case_periodic_bad_input(struct ctx *c)
 {
     CREATE(tw);
@@ -668,6 +863,7 @@ const struct test_case test_suite_clock[] = {
     {"never_early", case_never_early, 1},
     {"timeout_boundaries", case_timeout_boundaries, 0},
     {"timeout_random", case_timeout_random, 0},
+    {"timeout_end_of_clock", case_timeout_end_of_clock, 0},
     {"wakeup", case_wakeup, 0},
     {"backwards", case_backwards, 0},
     {"clock_bad_input", case_clock_bad_input, 0},
@@ -675,6 +871,9 @@ const struct test_case test_suite_clock[] = {
     {"periodic_policies", case_periodic_policies, 1},
     {"periodic_callback_ops", case_periodic_callback_ops, 1},
     {"periodic_end_of_time", case_periodic_end_of_time, 0},
+    {"periodic_end_of_time_skip", case_periodic_end_of_time_skip, 0},
+    {"periodic_rearm_enomem", case_periodic_rearm_enomem, 0},
+    {"periodic_clock", case_periodic_clock, 0},
     {"periodic_bad_input", case_periodic_bad_input, 0},
 };
 const size_t test_suite_clock_count = sizeof test_suite_clock / sizeof test_suite_clock[0];
