@@ -13,9 +13,14 @@ static void on_ev_timer(struct ev_loop *loop, ev_timer *t, int revents)
     (void)loop;
     (void)revents;
     struct tw_ev *d = t->data;
+    int live = 1;
+    d->live_ = &live;
     d->wakeups++;
     d->armed = 0; /* a timer with no repeat is stopped once it went off */
     tw_advance(d->tw, tw_clock_update(d->clk));
+    if (!live)
+        return; /* stopped by a callback: no re-arm, and d may be gone */
+    d->live_ = NULL;
     tw_ev_sync(d);
 }
 
@@ -35,6 +40,7 @@ int tw_ev_init(struct tw_ev *d, struct ev_loop *loop, struct tw *tw, struct tw_c
     d->armed_ns = 0;
     d->starts = 0;
     d->wakeups = 0;
+    d->live_ = NULL;
     return tw_ev_sync(d);
 }
 
@@ -61,7 +67,13 @@ int tw_ev_sync(struct tw_ev *d)
 
 void tw_ev_stop(struct tw_ev *d)
 {
-    if (d == NULL || !d->armed)
+    if (d == NULL)
+        return;
+    if (d->live_ != NULL) { /* from a twheel callback: no re-arm after it */
+        *d->live_ = 0;
+        d->live_ = NULL;
+    }
+    if (!d->armed)
         return;
     ev_timer_stop(d->loop, &d->timer);
     d->armed = 0;

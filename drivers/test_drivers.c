@@ -14,7 +14,17 @@
  *      start reading + duration (read from the real clock in the
  *      callback), the stopped ones never, and the facility ends empty;
  *   3. re-arms stay O(1) per change of the wake-up: at most one
- *      per wake-up and per sync that moved it, far fewer than timers.
+ *      per wake-up and per sync that moved it, far fewer than timers;
+ *   4. a stop (libev) or close (libuv, timerfd) from a twheel callback
+ *      sticks: the driver does not re-arm after the callback, the timer
+ *      left pending never fires, the loop returns, and (libev, timerfd)
+ *      the driver freed in that callback is not touched again;
+ *   5. (libuv, libev) a sync that moves the wake-up later, with the
+ *      clock's reading gone stale, arms the loop's timer for the wait
+ *      from the clock's time now (a user clock, the loop never run);
+ *   6. (libuv, libev) a timer that a twheel callback re-arms for "now",
+ *      again and again, runs once per loop iteration: the loop polls in
+ *      between (libuv before 1.45 would run it again in the same pass).
  * Behaviour only: no assertion on how long anything took (a wall-clock cap
  * of 60 s only stops a hung loop).  Exit 0, 1 on a failure, 77 when the
  * named scheme is not in this build.
@@ -178,6 +188,209 @@ static void drv_close(struct drv *v)
 #endif
 }
 
+/* 4. A stop or close of the driver from a twheel callback. */
+struct quit {
+    struct tw_timer node;
+    void *drv;   /* the driver */
+    int fired;
+    int free_it; /* libev, timerfd: the callback frees it */
+};
+
+static void on_quit(struct tw *tw, struct tw_timer *t)
+{
+    (void)tw;
+    struct quit *q = tw_container_of(t, struct quit, node);
+    q->fired++;
+#if defined(DRV_TIMERFD)
+    tw_timerfd_close(q->drv);
+    tw_timerfd_close(q->drv); /* a second close does nothing */
+    if (q->free_it)
+        free(q->drv);
+#elif defined(DRV_UV)
+    tw_uv_close(q->drv, NULL);
+    tw_uv_close(q->drv, NULL); /* a second close does nothing */
+    CHECK(tw_uv_sync(q->drv) == TW_EINVAL);
+#else
+    tw_ev_stop(q->drv);
+    if (q->free_it)
+        free(q->drv);
+#endif
+}
+
+static void on_never(struct tw *tw, struct tw_timer *t)
+{
+    (void)tw;
+    (void)t;
+    CHECK(!"a timer left pending when the driver stopped fired");
+}
+
+static void stop_from_callback(struct tw *tw, struct tw_clock *clk, int free_it)
+{
+    struct quit q = {0};
+    q.free_it = free_it;
+    struct tw_timer later;
+    tw_timer_init(&q.node, on_quit);
+    tw_timer_init(&later, on_never);
+    tw_clock_update(clk);
+    CHECK(tw_clock_start(clk, tw, &q.node, TW_MSEC(1)) == 0);
+    CHECK(tw_clock_start(clk, tw, &later, TW_MSEC(300)) == 0);
+#if defined(DRV_TIMERFD)
+    struct tw_timerfd *d = malloc(sizeof *d);
+    CHECK(d != NULL && tw_timerfd_open(d, tw, clk) == 0);
+    if (d == NULL)
+        return;
+    q.drv = d;
+    int fd = tw_timerfd_fd(d), ep = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event ev = {.events = EPOLLIN};
+    CHECK(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0);
+    uint64_t until = real_ns() + 60000000000u;
+    while (!q.fired && real_ns() < until)
+        if (epoll_wait(ep, &ev, 1, 1000) == 1) {
+            int64_t n = tw_timerfd_dispatch(d); /* not an error: it ran one */
+            CHECK(n == 0 || n == 1);
+        }
+    close(ep);
+    CHECK(fcntl(fd, F_GETFD) == -1); /* closed */
+    if (!free_it)
+        free(d);
+#elif defined(DRV_UV)
+    uv_loop_t loop;
+    struct tw_uv d;
+    CHECK(uv_loop_init(&loop) == 0);
+    CHECK(tw_uv_init(&d, &loop, tw, clk) == 0);
+    q.drv = &d;
+    uv_run(&loop, UV_RUN_DEFAULT); /* returns: no active handle is left */
+    CHECK(uv_loop_close(&loop) == 0);
+#else
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    struct tw_ev *d = malloc(sizeof *d);
+    CHECK(loop != NULL && d != NULL && tw_ev_init(d, loop, tw, clk) == 0);
+    if (loop == NULL || d == NULL)
+        return;
+    q.drv = d;
+    ev_run(loop, 0); /* returns: no active watcher is left */
+    ev_loop_destroy(loop);
+    if (!free_it)
+        free(d);
+#endif
+    CHECK(q.fired == 1);
+    CHECK(tw_timer_pending(&later));
+    CHECK(tw_stop(tw, &later) == 1);
+}
+
+#if !defined(DRV_TIMERFD)
+/* 5. The wait armed after a stale reading: on a user clock, never run. */
+static uint64_t fake_ns;
+
+static uint64_t read_fake(void *ctx)
+{
+    (void)ctx;
+    return fake_ns;
+}
+
+static void noop(struct tw *tw, struct tw_timer *t)
+{
+    (void)tw;
+    (void)t;
+}
+
+static void stale_wait(const struct tw_config *cfg)
+{
+    struct tw_clock clk;
+    struct tw *tw;
+    fake_ns = UINT64_C(1000000000000);
+    CHECK(tw_clock_init_user(&clk, read_fake, NULL, TW_MSEC(1)) == 0);
+    CHECK(tw_clock_create(&tw, cfg, &clk) == 0);
+    struct tw_timer a, b;
+    tw_timer_init(&a, noop);
+    tw_timer_init(&b, noop);
+    CHECK(tw_clock_start(&clk, tw, &a, TW_MSEC(100)) == 0);
+    CHECK(tw_clock_start(&clk, tw, &b, TW_MSEC(200)) == 0);
+    struct drv v;
+    CHECK(drv_open(&v, tw, &clk) == 0);
+    fake_ns += TW_MSEC(90); /* the loop ran for 90 ms; nobody read the clock */
+    CHECK(tw_stop(tw, &a) == 1);
+    drv_sync(&v);
+    tw_time_t w;
+    CHECK(tw_next_wakeup(tw, &w) == 1);
+    uint64_t want_ns = w * TW_MSEC(1) - fake_ns; /* from the clock's time now */
+#if defined(DRV_UV)
+    CHECK(uv_timer_get_due_in(&v.d.timer) == (want_ns + 999999) / 1000000);
+#else
+    double left = ev_timer_remaining(v.loop, &v.d.timer);
+    CHECK(left > (double)want_ns * 1e-9 - 1e-6 && left < (double)want_ns * 1e-9 + 1e-6);
+#endif
+    CHECK(tw_stop(tw, &b) == 1);
+    drv_close(&v);
+    CHECK(tw_destroy(tw) == 0);
+}
+
+/* 6. A timer re-armed for "now" from its callback, 20 times. */
+struct again {
+    struct tw_timer node;
+    const uint64_t *iter;
+    uint64_t seen[21];
+    int n;
+};
+
+static void on_again(struct tw *tw, struct tw_timer *t)
+{
+    struct again *g = tw_container_of(t, struct again, node);
+    g->seen[g->n++] = *g->iter;
+    if (g->n < 21)
+        CHECK(tw_start(tw, t, 0) == 0); /* due at once */
+}
+
+#if defined(DRV_UV)
+static void count_iter(uv_prepare_t *p)
+{
+    (*(uint64_t *)p->data)++;
+}
+#else
+static void count_iter(struct ev_loop *loop, ev_prepare *p, int revents)
+{
+    (void)loop;
+    (void)revents;
+    (*(uint64_t *)p->data)++;
+}
+#endif
+
+static void due_again(struct tw *tw, struct tw_clock *clk)
+{
+    uint64_t iter = 0;
+    struct again g;
+    memset(&g, 0, sizeof g);
+    g.iter = &iter;
+    tw_timer_init(&g.node, on_again);
+    tw_clock_update(clk);
+    CHECK(tw_clock_start(clk, tw, &g.node, TW_MSEC(1)) == 0);
+    struct drv v;
+    CHECK(drv_open(&v, tw, clk) == 0);
+#if defined(DRV_UV)
+    uv_prepare_t prep;
+    uv_prepare_init(&v.loop, &prep);
+    prep.data = &iter;
+    uv_prepare_start(&prep, count_iter);
+    uv_unref((uv_handle_t *)&prep);
+    uv_run(&v.loop, UV_RUN_DEFAULT);
+    uv_close((uv_handle_t *)&prep, NULL);
+#else
+    ev_prepare prep;
+    ev_prepare_init(&prep, count_iter);
+    prep.data = &iter;
+    ev_prepare_start(v.loop, &prep);
+    ev_unref(v.loop);
+    ev_run(v.loop, 0);
+    ev_ref(v.loop);
+    ev_prepare_stop(v.loop, &prep);
+#endif
+    CHECK(g.n == 21);
+    for (int i = 1; i < g.n; i++)
+        CHECK(g.seen[i] > g.seen[i - 1]); /* one run per loop iteration */
+    drv_close(&v);
+}
+#endif
+
 static void run_scheme(enum tw_scheme s)
 {
     scheme_name = tw_scheme_name(s);
@@ -252,6 +465,14 @@ static void run_scheme(enum tw_scheme s)
     CHECK(drv_arms(&v) - arms1 <= wakeups + 1);
     CHECK(drv_arms(&v) < N);
     drv_close(&v);
+    /* 4, 5 and 6 */
+    stop_from_callback(tw, &clk, 0);
+    stop_from_callback(tw, &clk, 1);
+#if !defined(DRV_TIMERFD)
+    stale_wait(&cfg);
+    due_again(tw, &clk);
+#endif
+    CHECK(tw_count(tw) == 0);
     CHECK(tw_destroy(tw) == 0);
 }
 

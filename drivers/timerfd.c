@@ -20,7 +20,11 @@
 
 int tw_timerfd_open(struct tw_timerfd *d, struct tw *tw, struct tw_clock *clk)
 {
-    if (d == NULL || tw == NULL || clk == NULL || clk->tw_source == TW_CLOCK_USER)
+    if (d == NULL)
+        return TW_EINVAL;
+    d->fd = -1; /* closing a refused one closes nothing */
+    d->live_ = NULL;
+    if (tw == NULL || clk == NULL || clk->tw_source == TW_CLOCK_USER)
         return TW_EINVAL;
     int rc = tw_wake_check(clk, tw);
     if (rc != 0)
@@ -77,7 +81,12 @@ int64_t tw_timerfd_dispatch(struct tw_timerfd *d)
     if (read(d->fd, &expirations, sizeof expirations) < 0 && errno != EAGAIN)
         return -errno;
     d->armed = 0; /* a fired timerfd is disarmed: the next sync arms it */
+    int live = 1;
+    d->live_ = &live;
     int64_t fired = tw_advance(d->tw, tw_clock_update(d->clk));
+    if (!live)
+        return fired; /* closed by a callback: d may be gone */
+    d->live_ = NULL;
     if (fired < 0)
         return fired;
     int rc = tw_timerfd_sync(d);
@@ -93,6 +102,10 @@ void tw_timerfd_close(struct tw_timerfd *d)
 {
     if (d == NULL || d->fd < 0)
         return;
+    if (d->live_ != NULL) { /* from a twheel callback: dispatch ends there */
+        *d->live_ = 0;
+        d->live_ = NULL;
+    }
     close(d->fd);
     d->fd = -1;
     d->armed = 0;

@@ -7,7 +7,9 @@
  * timerfd_settime() per change of the wake-up, however many
  * timers start and stop.  Put tw_timerfd_fd() in your epoll set; when it
  * is readable, call tw_timerfd_dispatch(); after starting or stopping
- * timers outside a callback, call tw_timerfd_sync() before you wait.
+ * timers outside a callback, call tw_timerfd_sync() before you wait.  The
+ * clock's cached reading is the last one taken: call tw_clock_update()
+ * after each wait, before the callbacks that start timers.
  *
  * The clock must be TW_CLOCK_MONOTONIC or TW_CLOCK_BOOTTIME (a timerfd
  * needs a system clock).  Not thread-safe, as the facility.
@@ -28,19 +30,21 @@ struct tw_timerfd {
     int armed;              /* 1: armed at armed_ns */
     uint64_t armed_ns;      /* absolute, on the clock */
     uint64_t settimes;      /* timerfd_settime() calls so far */
+    int *live_;             /* private: set while dispatch runs callbacks */
 };
 
 /* Create the timerfd (non-blocking, close-on-exec) for `tw` on `clk`.
  * Returns 0, TW_EINVAL (NULL, a user clock, or a clock never
  * initialised), or -errno of timerfd_create() or timerfd_settime(); on
- * error no descriptor is left open (d->fd is -1 if it was set). */
+ * error no descriptor is left open and d->fd is -1 (d not NULL). */
 int tw_timerfd_open(struct tw_timerfd *d, struct tw *tw, struct tw_clock *clk);
 
 /* The file descriptor to watch for readability. */
 int tw_timerfd_fd(const struct tw_timerfd *d);
 
 /* Re-arm the timerfd if the time of the wake-up changed
- * (disarm it when nothing is pending).  Returns 0 or -errno. */
+ * (disarm it when nothing is pending).  Returns 0, TW_EINVAL (NULL, or
+ * closed), or -errno. */
 int tw_timerfd_sync(struct tw_timerfd *d);
 
 /* The timerfd is readable: consume it, update the clock, advance the
@@ -52,7 +56,9 @@ int64_t tw_timerfd_dispatch(struct tw_timerfd *d);
 /* timerfd_settime() calls so far. */
 uint64_t tw_timerfd_settimes(const struct tw_timerfd *d);
 
-/* Close the timerfd (the facility is the caller's).  NULL is a no-op. */
+/* Close the timerfd (the facility is the caller's).  NULL, or a second
+ * call, is a no-op.  From a twheel callback, tw_timerfd_dispatch() returns
+ * the callbacks run so far and touches `d` no more: it may be freed. */
 void tw_timerfd_close(struct tw_timerfd *d);
 
 #ifdef __cplusplus

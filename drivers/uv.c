@@ -8,13 +8,49 @@
 #include <stdint.h>
 #include <time.h>
 
+/* libuv before 1.45 runs a timer started with timeout 0 from a timer
+ * callback again in the same pass over its timers, without polling: a
+ * twheel timer that keeps re-arming itself for "now" would keep I/O out
+ * for good.  From 1.45 on, such a timer waits for the next iteration. */
+#define TW_UV_RUNS_DUE_AGAIN(v) ((v) < 0x012d00u)
+
+static void on_uv_timer(uv_timer_t *t);
+
+static int uv_sync(struct tw_uv *d, int from_timer)
+{
+    if (d == NULL || uv_is_closing((uv_handle_t *)&d->timer))
+        return TW_EINVAL;
+    uint64_t at = 0, wait = 0;
+    int rc = tw_wake_next(d->armed, d->armed_ns, d->clk, d->tw, &at, &wait);
+    if (rc == 2) {
+        uv_timer_stop(&d->timer);
+        d->armed = 0;
+    } else if (rc == 1) {
+        uint64_t ms = (wait + 999999) / 1000000;
+        if (ms == 0 && from_timer && TW_UV_RUNS_DUE_AGAIN(uv_version()))
+            ms = 1; /* not in this pass: after the loop has polled */
+        rc = uv_timer_start(&d->timer, on_uv_timer, ms, 0);
+        if (rc != 0)
+            return rc;
+        d->starts++;
+        d->armed = 1;
+        d->armed_ns = at;
+    }
+    return rc < 0 ? rc : 0;
+}
+
 static void on_uv_timer(uv_timer_t *t)
 {
     struct tw_uv *d = t->data;
+    int live = 1;
+    d->live_ = &live;
     d->wakeups++;
     d->armed = 0; /* a one-shot uv timer is stopped once it went off */
     tw_advance(d->tw, tw_clock_update(d->clk));
-    tw_uv_sync(d);
+    if (!live)
+        return; /* closed by a callback: d may be gone */
+    d->live_ = NULL;
+    uv_sync(d, 1);
 }
 
 int tw_uv_init(struct tw_uv *d, uv_loop_t *loop, struct tw *tw, struct tw_clock *clk)
@@ -34,33 +70,23 @@ int tw_uv_init(struct tw_uv *d, uv_loop_t *loop, struct tw *tw, struct tw_clock 
     d->armed_ns = 0;
     d->starts = 0;
     d->wakeups = 0;
+    d->live_ = NULL;
     return tw_uv_sync(d);
 }
 
 int tw_uv_sync(struct tw_uv *d)
 {
-    if (d == NULL)
-        return TW_EINVAL;
-    uint64_t at = 0, wait = 0;
-    int rc = tw_wake_next(d->armed, d->armed_ns, d->clk, d->tw, &at, &wait);
-    if (rc == 2) {
-        uv_timer_stop(&d->timer);
-        d->armed = 0;
-    } else if (rc == 1) {
-        rc = uv_timer_start(&d->timer, on_uv_timer, (wait + 999999) / 1000000, 0);
-        if (rc != 0)
-            return rc;
-        d->starts++;
-        d->armed = 1;
-        d->armed_ns = at;
-    }
-    return rc < 0 ? rc : 0;
+    return uv_sync(d, 0);
 }
 
 void tw_uv_close(struct tw_uv *d, uv_close_cb cb)
 {
-    if (d == NULL)
+    if (d == NULL || uv_is_closing((uv_handle_t *)&d->timer))
         return;
+    if (d->live_ != NULL) { /* from a twheel callback: no re-arm after it */
+        *d->live_ = 0;
+        d->live_ = NULL;
+    }
     d->armed = 0;
     uv_close((uv_handle_t *)&d->timer, cb);
 }

@@ -13,9 +13,15 @@
 /* What a driver's loop timer, armed (or not) for armed_ns, absolute on
  * the facility's clock, should do now: 0 nothing (armed for the earliest
  * deadline already, or idle with nothing pending), 1 arm it for *at_ns
- * (absolute; *wait_ns from the clock's reading), 2 stop it; or a negative
- * TW_E* code. */
-static inline int tw_wake_next(int armed, uint64_t armed_ns, const struct tw_clock *c,
+ * (absolute; *wait_ns from a fresh reading of the clock), 2 stop it; or a
+ * negative TW_E* code.
+ *
+ * A relative wait is counted by the loop from its own time, which it
+ * takes after each poll, while the clock's cached reading may be as old as
+ * the last wake-up (a sync from a prepare hook after the loop slept, a
+ * stop from an I/O callback): so the clock is read again before the wait
+ * is computed, and only then, when there is something to arm. */
+static inline int tw_wake_next(int armed, uint64_t armed_ns, struct tw_clock *c,
                                struct tw *tw, uint64_t *at_ns, uint64_t *wait_ns)
 {
     struct timespec ts;
@@ -27,6 +33,7 @@ static inline int tw_wake_next(int armed, uint64_t armed_ns, const struct tw_clo
     uint64_t at = (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
     if (armed && at == armed_ns)
         return 0; /* the wake-up has not moved */
+    tw_clock_update(c);
     uint64_t now = tw_clock_now_ns(c);
     *at_ns = at;
     *wait_ns = at > now ? at - now : 0;
@@ -36,7 +43,7 @@ static inline int tw_wake_next(int armed, uint64_t armed_ns, const struct tw_clo
 /* 0 if the clock and the facility can drive a loop timer, else the
  * TW_E* code that tw_wake_next() would give: asked before a driver creates
  * anything, so that a refused argument leaves nothing to close. */
-static inline int tw_wake_check(const struct tw_clock *c, struct tw *tw)
+static inline int tw_wake_check(struct tw_clock *c, struct tw *tw)
 {
     struct timespec ts;
     int rc = tw_clock_timeout_ts(c, tw, 1, &ts);
