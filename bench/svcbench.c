@@ -90,6 +90,17 @@ static void die(const char *what)
 
 #define HOUR_NS UINT64_C(3600000000000)
 
+/* --ttls K: the intervals are an hour plus one of K whole milliseconds (a
+ * few TTLs: Lawn's case); 0, the default, an hour plus up to a second in
+ * ns, about 1,000 distinct ticks at 1 ms. */
+static uint64_t opt_ttls;
+
+/* The part of an interval past the hour, from a random (or running) v. */
+static uint64_t spread(uint64_t v)
+{
+    return opt_ttls ? (v % opt_ttls) * UINT64_C(1000000) : v % UINT64_C(1000000000);
+}
+
 /* ------------------------------------------------------------ targets */
 
 /* A target: set-up of n timers (all started an hour out), an operation
@@ -151,7 +162,7 @@ static void *svc_setup(size_t n, unsigned threads)
         die("out of memory");
     for (size_t i = 0; i < n; i++) {
         tw_stimer_init(&st->t[i], noop_stimer);
-        if (tw_service_start(st->svc, &st->t[i], HOUR_NS + i, NULL) != 0)
+        if (tw_service_start(st->svc, &st->t[i], HOUR_NS + spread(i), NULL) != 0)
             die("tw_service_start (a scheme whose range is shorter than an hour?)");
     }
     return st;
@@ -160,7 +171,7 @@ static void svc_op(void *p, size_t i, uint64_t *seed)
 {
     struct svc_st *st = p;
     tw_service_stop(st->svc, &st->t[i], 0);
-    if (tw_service_start(st->svc, &st->t[i], HOUR_NS + rnd(seed) % 1000000000u, NULL) != 0)
+    if (tw_service_start(st->svc, &st->t[i], HOUR_NS + spread(rnd(seed)), NULL) != 0)
         die("tw_service_start (a scheme whose range is shorter than an hour?)");
 }
 /* The thread's clock reading for service_at, taken once per 64 operations. */
@@ -174,7 +185,7 @@ static void svc_at_op(void *p, size_t i, uint64_t *seed)
         at_left = 63;
     }
     tw_service_stop(st->svc, &st->t[i], 0);
-    if (tw_service_start_at(st->svc, &st->t[i], at_base + HOUR_NS + rnd(seed) % 1000000000u,
+    if (tw_service_start_at(st->svc, &st->t[i], at_base + HOUR_NS + spread(rnd(seed)),
                             NULL) != 0)
         die("tw_service_start_at (a scheme whose range is shorter than an hour?)");
 }
@@ -210,7 +221,7 @@ static void *locked_setup_scheme(size_t n, enum tw_scheme scheme)
         die("out of memory");
     for (size_t i = 0; i < n; i++) {
         tw_timer_init(&st->t[i], NULL);
-        tw_clock_start(&st->clk, st->tw, &st->t[i], HOUR_NS + i);
+        tw_clock_start(&st->clk, st->tw, &st->t[i], HOUR_NS + spread(i));
     }
     return st;
 }
@@ -227,7 +238,7 @@ static void *ordered_setup(size_t n, unsigned threads)
 static void locked_op(void *p, size_t i, uint64_t *seed)
 {
     struct locked_st *st = p;
-    uint64_t d = HOUR_NS + rnd(seed) % 1000000000u;
+    uint64_t d = HOUR_NS + spread(rnd(seed));
     pthread_mutex_lock(&st->m);
     tw_stop(st->tw, &st->t[i]);
     tw_clock_update(&st->clk);
@@ -417,7 +428,7 @@ static void *heap_setup(size_t n, unsigned threads)
     struct heap_st *s = heap_make(n);
     uint64_t now = now_ns();
     for (size_t i = 0; i < n; i++)
-        heap_start(s, &s->nodes[i], now + HOUR_NS + i);
+        heap_start(s, &s->nodes[i], now + HOUR_NS + spread(i));
     return s;
 }
 static void heap_op(void *p, size_t i, uint64_t *seed)
@@ -428,7 +439,7 @@ static void heap_op(void *p, size_t i, uint64_t *seed)
     if (x->idx)
         hremove(s, x);
     pthread_mutex_unlock(&s->m);
-    heap_start(s, x, now_ns() + HOUR_NS + rnd(seed) % 1000000000u);
+    heap_start(s, x, now_ns() + HOUR_NS + spread(rnd(seed)));
 }
 static void heap_teardown(void *p, size_t n)
 {
@@ -476,7 +487,7 @@ static void posix_op(void *p, size_t i, uint64_t *seed)
 {
     struct posix_st *st = p;
     struct itimerspec off = {{0, 0}, {0, 0}};
-    struct itimerspec on = {{0, 0}, {3600, (long)(rnd(seed) % 1000000000u)}};
+    struct itimerspec on = {{0, 0}, {3600, (long)(spread(rnd(seed)))}};
     timer_settime(st->t[i], 0, &off, NULL);
     timer_settime(st->t[i], 0, &on, NULL);
 }
@@ -513,7 +524,7 @@ static void tfd_op(void *p, size_t i, uint64_t *seed)
 {
     int *fd = p;
     struct itimerspec off = {{0, 0}, {0, 0}};
-    struct itimerspec on = {{0, 0}, {3600, (long)(rnd(seed) % 1000000000u)}};
+    struct itimerspec on = {{0, 0}, {3600, (long)(spread(rnd(seed)))}};
     timerfd_settime(fd[i], 0, &off, NULL);
     timerfd_settime(fd[i], 0, &on, NULL);
 }
@@ -657,7 +668,7 @@ static void *ibox_setup(size_t n, unsigned threads)
         unsigned k = (unsigned)(i * threads / n);
         t->shard = k % st->nsh;
         struct ibox_shard *q = &st->sh[t->shard];
-        tw_clock_start(&q->clk, q->tw, &t->node, HOUR_NS + i);
+        tw_clock_start(&q->clk, q->tw, &t->node, HOUR_NS + spread(i));
         atomic_store(&t->state, 1);
         atomic_store(&t->req, tw_timer_deadline(&t->node));
     }
@@ -675,7 +686,7 @@ static void ibox_op(void *p, size_t i, uint64_t *seed)
     if (atomic_exchange(&t->state, 0) == 1 && !atomic_exchange(&t->queued, 1))
         ibox_push(q, t);
     /* start: the deadline from a fresh reading, rounded up */
-    uint64_t d = (now_ns() + HOUR_NS + rnd(seed) % 1000000000u + 999999u) / 1000000u;
+    uint64_t d = (now_ns() + HOUR_NS + spread(rnd(seed)) + 999999u) / 1000000u;
     atomic_store(&t->req, d);
     atomic_store(&t->state, 1);
     if (!atomic_exchange(&t->queued, 1))
@@ -1045,7 +1056,7 @@ static void idle(size_t n, uint64_t ms)
             die("out of memory");
         for (size_t i = 0; i < m; i++) {
             tw_stimer_init(&t[i], noop_stimer);
-            if (tw_service_start(svc, &t[i], HOUR_NS + i, NULL) != 0)
+            if (tw_service_start(svc, &t[i], HOUR_NS + spread(i), NULL) != 0)
                 die("tw_service_start (a scheme whose range is shorter than an hour?)");
         }
         struct tw_service_stats a, b;
@@ -1180,12 +1191,16 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[a], "--slots") && v) {
             opt_slots = (uint32_t)parse_num("--slots", v, 0, 4294967295.0);
             a++;
+        } else if (!strcmp(argv[a], "--ttls") && v) {
+            opt_ttls = (uint64_t)parse_num("--ttls", v, 0, 1e6);
+            a++;
         } else if (!strcmp(argv[a], "--lateness") && v)
             nlate = (size_t)parse_num("--lateness", v, 0, 1e8), a++;
         else {
             fprintf(stderr,
                     "usage: twsvc [--threads LIST] [--n LIST] [--target LIST] [--ms MS] "
-                    "[--shards S] [--placement P] [--scheme NAME] [--slots K] [--lateness N]\n"
+                    "[--shards S] [--placement P] [--scheme NAME] [--slots K] [--ttls K]\n"
+                    "             [--lateness N]\n"
                     "  --threads   producer threads (default 1,2,4,8)\n"
                     "  --n         pending timers (default 1e3,1e4,1e5,1e6)\n"
                     "  --target    facility,refwheel,service,service_at,inbox,locked,heap,\n"
@@ -1195,6 +1210,8 @@ int main(int argc, char **argv)
                     "  --placement the service's placement: timer, thread, ttl (default thread)\n"
                     "  --scheme    the service's facilities' scheme (default hierarchical)\n"
                     "  --slots     their slots (struct tw_config; default the scheme's)\n"
+                    "  --ttls      intervals an hour plus one of K whole ms (Lawn's case: a few\n"
+                    "              TTLs); 0: plus up to 1 s, about 1,000 ticks (default 0)\n"
                     "  --lateness  timers of the lateness run, 0 for none (default 1e5)\n");
             return strcmp(argv[a], "--help") ? 2 : 0;
         }
@@ -1209,6 +1226,8 @@ int main(int argc, char **argv)
            place_names[opt_placement], tw_scheme_name(opt_scheme));
     if (opt_slots)
         printf(", %u slots", (unsigned)opt_slots);
+    if (opt_ttls)
+        printf(", %llu TTLs", (unsigned long long)opt_ttls);
     printf("\n\n");
     printf("Stop + start of a random own timer, all pending an hour out: million ops/s "
            "(p50 / p99 latency in ns)\n\n");

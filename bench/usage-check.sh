@@ -93,6 +93,7 @@ case_ "$twsvc" "--n" --n '' --lateness 0
 case_ "$twsvc" "--ms" --ms -5 --lateness 0
 case_ "$twsvc" "--lateness" --lateness 1e3x
 case_ "$twsvc" "--slots" --slots abc --lateness 0
+case_ "$twsvc" "--ttls" --ttls 2.5e6 --lateness 0
 case_ "$twsvc" "--slots 3:" --slots 3 --n 1e3 --threads 1 --ms 1 --lateness 0
 case_ "$twsvc" "--shards 0 " --shards 0 --n 1e3 --threads 1 --ms 1 --lateness 0
 case_ "$twsvc" "--scheme wheel " --scheme wheel --n 1e3 --threads 1 --ms 1 --lateness 0

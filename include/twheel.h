@@ -803,7 +803,8 @@ TW_EXTERN int tw_callouts_check(struct tw_callouts *co, char *msg, size_t len);
  * time, chosen by the service's placement (by the timer's address, by the
  * calling thread, or by the interval); every operation on it takes that
  * shard's lock for O(1) work (a start or stop of the scheme), never a lock
- * of the whole service.  A start whose deadline is before the time the shard sleeps
+ * of the whole service (but with the default of one shard, that shard is
+ * the whole service: give threads that start timers shards of their own).  A start whose deadline is before the time the shard sleeps
  * until wakes the shard; nothing else does, and an idle service makes no
  * periodic wake-ups (docs/service.md).
  *

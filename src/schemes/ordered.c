@@ -3,7 +3,10 @@
  *
  * Timers sit on one doubly linked list sorted by absolute deadline, earliest
  * at the head; this is the old BSD callout list (calltodo) that the paper's
- * section VII replaces.  Per-tick work looks only at the head.
+ * section VII replaces, except that calltodo kept each entry's time as a
+ * difference from the one before it, and this list keeps absolute
+ * deadlines (an insert compares, with no sum to carry).  Per-tick work
+ * looks only at the head.
  *
  *     head <-> [5] <-> [9] <-> [9] <-> [40] <-> head
  *              ^ next to expire           ^ searched first on insert
