@@ -31,12 +31,25 @@ static inline uint64_t rng_next(struct rng *r)
     return z ^ (z >> 31);
 }
 
+/* The high 64 bits of the 128-bit product a * b. */
+static inline uint64_t rng_mulhi(uint64_t a, uint64_t b)
+{
+#if defined(__SIZEOF_INT128__)
+    __extension__ typedef unsigned __int128 rng_u128;
+    return (uint64_t)(((rng_u128)a * b) >> 64);
+#else /* from 32-bit halves: a target with no 128-bit integer (i386) */
+    uint64_t al = (uint32_t)a, ah = a >> 32, bl = (uint32_t)b, bh = b >> 32;
+    uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+    uint64_t mid = (ll >> 32) + (uint32_t)lh + (uint32_t)hl;
+    return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+#endif
+}
+
 /* Uniform in [0, span), span > 0, by a multiply-high: no division on a
  * benchmark's hot path. */
 static inline uint64_t rng_below(struct rng *r, uint64_t span)
 {
-    __extension__ typedef unsigned __int128 rng_u128;
-    return (uint64_t)(((rng_u128)rng_next(r) * span) >> 64);
+    return rng_mulhi(rng_next(r), span);
 }
 
 /* Uniform in [lo, hi], lo <= hi, not the whole 64-bit range (no branch:

@@ -196,7 +196,7 @@ static void on_timer(struct tw *w, struct tw_timer *t)
          * timer's expiry (epoll_wait returns 256 at a time).  A
          * connection with no whole request in by now is closed, and so is
          * one whose last answer cannot go out now (it has no timer left). */
-        size_t before = st.requests;
+        uint64_t before = st.requests;
         if (on_readable(c) == 0 && (st.requests == before || c->closing))
             conn_close(c, c->bad ? &st.closed_bad : &st.closed_header);
         return;
@@ -319,7 +319,7 @@ static int on_readable(struct conn *c)
         if ((size_t)k < IN_MAX)
             break;
     }
-    size_t before = st.requests;
+    uint64_t before = st.requests;
     serve(c);
     /* A request is incomplete: the header clock runs from its first byte
      * (this read), unless it already runs for this very request (from the
@@ -531,7 +531,13 @@ int main(int argc, char **argv)
         if (!opt.no_timers)
             tw_clock_update(&clk);
         int due = opt.no_timers ? 0 : tw_clock_timeout_ts(&clk, tw, 0, &ts);
+#ifdef TW_HAVE_EPOLL_PWAIT2
         int n = epoll_pwait2(ep, evs, 256, due == 1 ? &ts : NULL, NULL);
+#else /* a libc without it: whole ms */
+        (void)due;
+        int n = -1;
+        errno = ENOSYS;
+#endif
         if (n < 0 && errno == ENOSYS) /* an older kernel: whole ms */
             n = epoll_wait(ep, evs, 256, opt.no_timers ? -1 : tw_clock_timeout_ms(&clk, tw));
         st.wakeups++;

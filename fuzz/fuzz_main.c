@@ -11,8 +11,10 @@
  * a path cannot be read or nothing was replayed.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _FILE_OFFSET_BITS 64 /* readdir() of a 64-bit file system from 32-bit code */
 
 #include <dirent.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -93,7 +95,15 @@ static int replay_dir(const char *dir)
     size_t n = 0, cap = 0;
     struct dirent *e;
     int rc = 0;
-    while ((e = readdir(d)) != NULL) {
+    for (;;) {
+        errno = 0;
+        if ((e = readdir(d)) == NULL) {
+            if (errno != 0) { /* an error, not the end: no input is left out */
+                perror(dir);
+                rc = -1;
+            }
+            break;
+        }
         if (e->d_name[0] == '.')
             continue;
         size_t len = strlen(dir) + strlen(e->d_name) + 2;

@@ -581,9 +581,11 @@ TW_EXTERN int tw_clock_timeout_ms(const struct tw_clock *c, struct tw *tw);
  * `abs` 1: the absolute time on the clock (TFD_TIMER_ABSTIME,
  * TIMER_ABSTIME), never {0, 0}, which would disarm a timerfd.
  * Returns 1 and fills *ts, 0 when nothing is pending or can come due on
- * this clock (*ts untouched: block forever, or disarm), or TW_EINVAL (NULL c, tw or ts).  `ts` points to a
- * struct timespec; it is declared void * so that this header needs no
- * POSIX feature macros. */
+ * this clock (*ts untouched: block forever, or disarm), or TW_EINVAL (NULL
+ * c, tw or ts).  `ts` points to a struct timespec; it is declared void *
+ * so that this header needs no POSIX feature macros (on a 32-bit system,
+ * build the library and the caller with the same time_t).  A wait beyond
+ * a 32-bit time_t (2038) is clamped to its largest value. */
 TW_EXTERN int tw_clock_timeout_ts(const struct tw_clock *c, struct tw *tw, int abs, void *ts);
 
 /* ---------------------------------------------------------- periodic timers */

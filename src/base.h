@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #if defined(__GNUC__)
 #  define TW_LIKELY(x)   __builtin_expect(!!(x), 1)
@@ -18,13 +19,20 @@
 #  define TW_INLINE      static inline __attribute__((always_inline))
 #  define TW_NOINLINE    __attribute__((noinline))
 #  define TW_UNUSED      __attribute__((unused))
+#  define TW_PREFETCH(p) __builtin_prefetch(p)
 #else
 #  define TW_NOINLINE
 #  define TW_UNUSED
 #  define TW_LIKELY(x)   (x)
 #  define TW_UNLIKELY(x) (x)
 #  define TW_INLINE      static inline
+#  define TW_PREFETCH(p) ((void)(p))
 #endif
+
+/* The largest time_t (a signed integer of any width): a wait beyond it,
+ * which a 32-bit time_t cannot hold past 2038, is clamped to it rather
+ * than wrapped into the past. */
+#define TW_TIME_T_MAX ((time_t)((UINT64_C(1) << (sizeof(time_t) * 8 - 1)) - 1))
 
 /* a + b, saturated at the end of time (never wrapping into the past). */
 TW_INLINE tw_time_t tw_sat_add(tw_time_t a, tw_time_t b)
@@ -33,9 +41,32 @@ TW_INLINE tw_time_t tw_sat_add(tw_time_t a, tw_time_t b)
     return s < a ? TW_TIME_MAX : s;
 }
 
-
+/* Trailing and leading zeros of x != 0. */
+#if defined(__GNUC__)
 TW_INLINE unsigned tw_ctz64(uint64_t x) { return (unsigned)__builtin_ctzll(x); }
 TW_INLINE unsigned tw_clz64(uint64_t x) { return (unsigned)__builtin_clzll(x); }
+#else
+TW_INLINE unsigned tw_ctz64(uint64_t x)
+{
+    unsigned n = 0;
+    for (unsigned s = 32; s > 0; s >>= 1)
+        if ((x & ((UINT64_C(1) << s) - 1)) == 0) {
+            x >>= s;
+            n += s;
+        }
+    return n;
+}
+TW_INLINE unsigned tw_clz64(uint64_t x)
+{
+    unsigned n = 0;
+    for (unsigned s = 32; s > 0; s >>= 1)
+        if ((x >> (64u - s)) == 0) {
+            x <<= s;
+            n += s;
+        }
+    return n;
+}
+#endif
 TW_INLINE unsigned tw_fls64(uint64_t x) { return x ? 64u - tw_clz64(x) : 0u; }
 
 /* Rotate left by r (r in 0..63). */

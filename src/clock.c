@@ -255,7 +255,13 @@ int tw_clock_timeout_ts(const struct tw_clock *c, struct tw *tw, int abs, void *
     else
         ns = at > c->tw_ns ? at - c->tw_ns : 0;
     struct timespec *ts = out;
-    ts->tv_sec = (time_t)(ns / UINT64_C(1000000000));
+    uint64_t sec = ns / UINT64_C(1000000000);
+    if (sec > (uint64_t)TW_TIME_T_MAX) { /* a 32-bit time_t: as far as it goes */
+        ts->tv_sec = TW_TIME_T_MAX;
+        ts->tv_nsec = 0;
+        return 1;
+    }
+    ts->tv_sec = (time_t)sec;
     ts->tv_nsec = (long)(ns % UINT64_C(1000000000));
     return 1;
 }

@@ -128,7 +128,7 @@ TW_INLINE struct tw_link *tw_ready_pop(struct tw_ready *r, unsigned *j, unsigned
         }
         struct tw_link *l = h->next;
         tw_list_del(l);
-        __builtin_prefetch(h->next);
+        TW_PREFETCH(h->next);
         if (tw_list_empty(h))
             *live = m & ~(1u << k);
         return l;

@@ -41,6 +41,14 @@
 #include <pthread.h>
 #include <time.h>
 
+/* The futex lock needs the kernel's <linux/futex.h>, which a libc of its
+ * own (musl's musl-gcc) may not offer: then the pthread one. */
+#if defined(__linux__) && defined(__LP64__) && !defined(TW_LOCK_PTHREAD) && defined(__has_include)
+#if !__has_include(<linux/futex.h>)
+#define TW_LOCK_PTHREAD
+#endif
+#endif
+
 #if defined(__linux__) && defined(__LP64__) && !defined(TW_LOCK_PTHREAD)
 
 #include <limits.h>

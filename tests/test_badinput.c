@@ -154,6 +154,7 @@ static void case_null_args(struct ctx *c)
     BAD(tw_ttl_hint(NULL, 5, TW_TTL_QUEUE), TW_EINVAL);
     BAD(tw_ttl_hint(tw, 0, TW_TTL_QUEUE), TW_EINVAL);
     BAD(tw_ttl_hint(tw, 5, (enum tw_ttl_hint)7), TW_EINVAL);
+    BAD(tw_ttl_hint(tw, 5, (enum tw_ttl_hint)(TW_TTL_WHEEL + 1)), TW_EINVAL); /* the first past the last */
     if (!scheme_takes_hints(c->scheme))
         BAD(tw_ttl_hint(tw, 5, TW_TTL_QUEUE), TW_EINVAL);
     bg_verify(tw, &b);

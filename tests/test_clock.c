@@ -21,7 +21,29 @@
 #include <limits.h>
 #include <time.h>
 
-typedef unsigned __int128 u128;
+/* 128-bit values for exact comparisons, built from 64-bit halves (no
+ * __int128, which 32-bit targets lack). */
+struct wide {
+    uint64_t hi, lo;
+};
+
+static struct wide wide_mul(uint64_t a, uint64_t b)
+{
+    struct wide w = {rng_mulhi(a, b), a * b};
+    return w;
+}
+
+static struct wide wide_add(uint64_t a, uint64_t b)
+{
+    struct wide w = {0, a + b};
+    w.hi = w.lo < a;
+    return w;
+}
+
+static int wide_lt(struct wide x, struct wide y)
+{
+    return x.hi < y.hi || (x.hi == y.hi && x.lo < y.lo);
+}
 
 #define CREATE(name)                  \
     struct tw *name = test_create(c); \
@@ -75,11 +97,11 @@ static void case_rounding(struct ctx *c)
         ASSERT_EQ_U64(tw_clock_now_ns(&clk), f.ns);
         uint64_t d = rng_next(&r) >> rng_below(&r, 64);
         tw_time_t t = tw_clock_after(&clk, d);
-        u128 want = (u128)f.ns + d;
-        if ((u128)t * q < want) /* only where the tick saturated */
+        struct wide want = wide_add(f.ns, d);
+        if (wide_lt(wide_mul(t, q), want)) /* only where the tick saturated */
             ASSERT_EQ_U64(t, TW_TIME_MAX);
         if (t != TW_TIME_MAX && t > 0)
-            ASSERT_TRUE((u128)(t - 1) * q < want); /* the least such tick */
+            ASSERT_TRUE(wide_lt(wide_mul(t - 1, q), want)); /* the least such tick */
         ASSERT_EQ_U64(tw_clock_ticks(&clk, d), d / q + (d % q != 0));
         RETURN_IF_FAILED();
     }
@@ -170,6 +192,28 @@ static void case_timeout_end_of_clock(struct ctx *c)
         tw_advance(tw, tw_clock_update(&clk));
         ASSERT_EQ_INT(tw_timer_pending(&t), 1);
     }
+    /* a wait of a century (or to the slot before it, in a hierarchical
+     * wheel): never a negative tv_sec, which a 32-bit time_t would wrap to
+     * (it is clamped there to 2^31 - 1 s) */
+    {
+        struct tw_clock cc;
+        struct fake h = {1000};
+        ASSERT_OK(tw_clock_init_user(&cc, fake_read, &h, TW_MSEC(1)));
+        struct tw *t3 = NULL;
+        ASSERT_OK(tw_clock_create(&t3, &c->cfg, &cc));
+        struct tw_timer far;
+        tw_timer_init(&far, NULL);
+        uint64_t century = TW_SEC(UINT64_C(3155760000));
+        if (tw_clock_ticks(&cc, century) <= tw_max_interval(t3)) {
+            ASSERT_OK(tw_clock_start(&cc, t3, &far, century));
+            for (int abs = 0; abs < 2; abs++) {
+                ASSERT_EQ_INT(tw_clock_timeout_ts(&cc, t3, abs, &ts), 1);
+                ASSERT_TRUE(ts.tv_sec > 0);
+                ASSERT_TRUE(ts.tv_nsec >= 0 && ts.tv_nsec < 1000000000L);
+            }
+        }
+        ASSERT_OK(tw_destroy(t3));
+    }
     /* a deadline the clock does reach is waited for */
     struct tw_clock low;
     struct fake g = {UINT64_MAX - 5000};
@@ -180,6 +224,38 @@ static void case_timeout_end_of_clock(struct ctx *c)
     ASSERT_EQ_INT(tw_clock_timeout_ms(&low, tw2), 1);
     ASSERT_EQ_INT(tw_clock_timeout_ts(&low, tw2, 0, &ts), 1);
     ASSERT_OK(tw_destroy(tw2));
+    ASSERT_OK(tw_destroy(tw));
+}
+
+/* A wait longer than INT_MAX ms is INT_MAX ms, on every scheme whose
+ * range reaches that far; with slack, a timer already due is still a wait
+ * of 0 (the slack rounds a wait up, never a due one). */
+static void case_timeout_clamp_slack(struct ctx *c)
+{
+    struct fake f;
+    struct tw_clock clk;
+    struct tw *tw = clocked(c, &clk, &f, 0, TW_MSEC(1));
+    RETURN_IF_FAILED();
+    struct tw_timer t;
+    tw_timer_init(&t, NULL);
+    const tw_time_t far = (tw_time_t)1 << 40; /* ms: 35 years */
+    if (tw_max_interval(tw) >= far) {
+        ASSERT_OK(tw_start_at(tw, &t, far));
+        tw_time_t wake;
+        ASSERT_EQ_INT(tw_next_wakeup(tw, &wake), 1);
+        ASSERT_EQ_U64(wake, far); /* aligned: every wheel's slot begins there */
+        ASSERT_EQ_INT(tw_clock_timeout_ms(&clk, tw), INT_MAX);
+        ASSERT_EQ_INT(tw_stop(tw, &t), 1);
+    }
+    f.ns = TW_MSEC(7);
+    tw_advance(tw, tw_clock_update(&clk));
+    ASSERT_OK(tw_clock_set_slack(&clk, TW_MSEC(5)));
+    ASSERT_OK(tw_start_at(tw, &t, tw_clock_now(&clk))); /* due at once */
+    struct timespec ts = {123, 456};
+    ASSERT_EQ_INT(tw_clock_timeout_ms(&clk, tw), 0);
+    ASSERT_EQ_INT(tw_clock_timeout_ts(&clk, tw, 0, &ts), 1);
+    ASSERT_TRUE(ts.tv_sec == 0 && ts.tv_nsec == 0);
+    ASSERT_EQ_INT(tw_advance(tw, tw_clock_now(&clk)), 1);
     ASSERT_OK(tw_destroy(tw));
 }
 
@@ -303,14 +379,14 @@ static void case_timeout_random(struct ctx *c)
                 ASSERT_EQ_INT(ms, 0);
                 ASSERT_EQ_U64(rel, 0);
             } else {
-                ASSERT_TRUE((u128)ms * 1000000u >= due_ns - f.ns); /* never early */
+                ASSERT_TRUE((uint64_t)ms * 1000000u >= due_ns - f.ns); /* never early */
                 ASSERT_GE_U64(f.ns + rel, due_ns);
                 if (slack > 1) {
                     ASSERT_LT_U64(f.ns + rel, due_ns + slack);
                     ASSERT_EQ_U64((f.ns + rel) % slack, 0);
                 } else {
                     ASSERT_EQ_U64(f.ns + rel, due_ns);
-                    ASSERT_LT_U64((u128)ms * 1000000u, (u128)(due_ns - f.ns) + 1000000u);
+                    ASSERT_LT_U64((uint64_t)ms * 1000000u, (due_ns - f.ns) + 1000000u);
                 }
             }
             f.ns += rng_below(&r, 3 * q);
@@ -672,6 +748,28 @@ static void case_periodic_end_of_time(struct ctx *c)
     ASSERT_OK(tw_destroy(tw));
 }
 
+/* A period of the whole range (the wheel's MaxInterval) is taken and
+ * kept: each re-arm is one period after a deadline that was due. */
+static void case_periodic_full_range(struct ctx *c)
+{
+    CREATE(tw);
+    struct per x = {0};
+    tw_time_t P = tw_max_interval(tw) < 100000 ? tw_max_interval(tw) : 100000;
+    ASSERT_OK(tw_periodic_init(&x.p, on_period, TW_MISSED_BURST));
+    tw_time_t t0 = tw_now(tw);
+    ASSERT_OK(tw_periodic_start(tw, &x.p, P));
+    for (tw_time_t k = 1; k <= 3; k++) {
+        tw_time_t at; /* the grid point, or the coarse wheel's firing tick */
+        ASSERT_EQ_INT(tw_next_expiry(tw, &at), 1);
+        ASSERT_GE_U64(at, t0 + k * P);
+        tw_advance(tw, at);
+        ASSERT_EQ_U64(x.calls, k);
+        ASSERT_EQ_U64(tw_periodic_next(&x.p), t0 + (k + 1) * P);
+    }
+    ASSERT_EQ_INT(tw_periodic_stop(tw, &x.p), 1);
+    ASSERT_OK(tw_destroy(tw));
+}
+
 /* SKIP and DELAY at the end of time: the grid points up to TW_TIME_MAX
  * are each counted once, and the timer stops after the expiry that counted
  * the last; with period 1 from tick 0 the count of points skipped is the
@@ -864,6 +962,7 @@ const struct test_case test_suite_clock[] = {
     {"timeout_boundaries", case_timeout_boundaries, 0},
     {"timeout_random", case_timeout_random, 0},
     {"timeout_end_of_clock", case_timeout_end_of_clock, 0},
+    {"timeout_clamp_slack", case_timeout_clamp_slack, 0},
     {"wakeup", case_wakeup, 0},
     {"backwards", case_backwards, 0},
     {"clock_bad_input", case_clock_bad_input, 0},
@@ -871,6 +970,7 @@ const struct test_case test_suite_clock[] = {
     {"periodic_policies", case_periodic_policies, 1},
     {"periodic_callback_ops", case_periodic_callback_ops, 1},
     {"periodic_end_of_time", case_periodic_end_of_time, 0},
+    {"periodic_full_range", case_periodic_full_range, 0},
     {"periodic_end_of_time_skip", case_periodic_end_of_time_skip, 0},
     {"periodic_rearm_enomem", case_periodic_rearm_enomem, 0},
     {"periodic_clock", case_periodic_clock, 0},

@@ -240,7 +240,7 @@ static TW_NOINLINE void migrate_interleaved(struct hier_state *h, struct tw_link
                 continue;
             }
             at[j] = l->next;
-            __builtin_prefetch(at[j]);
+            TW_PREFETCH(at[j]);
             migrate_one(h, l, lane[j], now, out);
             j++;
         }

@@ -331,7 +331,7 @@ static bool mow(struct lawn_state *L, struct lawn_q *q, tw_time_t now, struct tw
      * from l's, which the walk has just read.  (Where an advance finds at
      * most one timer of the queue due, this takes the walk's miss off its
      * critical path.) */
-    __builtin_prefetch(l->next);
+    TW_PREFETCH(l->next);
     *e = tw_of(l)->tw_expires;
     return true;
 }
