@@ -233,7 +233,10 @@ static void stop_from_callback(struct tw *tw, struct tw_clock *clk, int free_it)
     tw_timer_init(&later, on_never);
     tw_clock_update(clk);
     CHECK(tw_clock_start(clk, tw, &q.node, TW_MSEC(1)) == 0);
-    CHECK(tw_clock_start(clk, tw, &later, TW_MSEC(300)) == 0);
+    /* never reached while the loop runs (the wheel: as far as it goes) */
+    uint64_t far = tw_max_interval(tw) > 3600000 ? TW_SEC(3600)
+                                                 : (tw_max_interval(tw) - 1) * TW_MSEC(1);
+    CHECK(tw_clock_start(clk, tw, &later, far) == 0);
 #if defined(DRV_TIMERFD)
     struct tw_timerfd *d = malloc(sizeof *d);
     CHECK(d != NULL && tw_timerfd_open(d, tw, clk) == 0);
@@ -277,6 +280,67 @@ static void stop_from_callback(struct tw *tw, struct tw_clock *clk, int free_it)
     CHECK(tw_timer_pending(&later));
     CHECK(tw_stop(tw, &later) == 1);
 }
+
+#if defined(DRV_TIMERFD)
+/* 4b. A dispatch nested in a callback (it advances nothing: the facility
+ * is in its advance), then a close and free of the driver by the second
+ * of the two callbacks of that advance (their order is the scheme's):
+ * neither dispatch touches the driver again. */
+struct nest {
+    struct tw_timer a, b;
+    struct tw_timerfd *d;
+    int ran, inner_rc_ok, closed;
+};
+
+static void nest_close_if_second(struct nest *x)
+{
+    if (++x->ran == 2) {
+        tw_timerfd_close(x->d);
+        free(x->d);
+        x->closed = 1;
+    }
+}
+
+static void on_nest_a(struct tw *tw, struct tw_timer *t)
+{
+    (void)tw;
+    struct nest *x = tw_container_of(t, struct nest, a);
+    int64_t rc = tw_timerfd_dispatch(x->d); /* nested: TW_EBUSY from the advance */
+    x->inner_rc_ok = rc == TW_EBUSY || rc >= 0;
+    nest_close_if_second(x);
+}
+
+static void on_nest_b(struct tw *tw, struct tw_timer *t)
+{
+    (void)tw;
+    nest_close_if_second(tw_container_of(t, struct nest, b));
+}
+
+static void nested_dispatch(struct tw *tw, struct tw_clock *clk)
+{
+    struct nest x;
+    memset(&x, 0, sizeof x);
+    tw_timer_init(&x.a, on_nest_a);
+    tw_timer_init(&x.b, on_nest_b);
+    tw_clock_update(clk);
+    tw_time_t at = tw_clock_after(clk, TW_MSEC(2));
+    CHECK(tw_start_at(tw, &x.a, at) == 0);
+    CHECK(tw_start_at(tw, &x.b, at) == 0); /* the same tick: one advance */
+    x.d = malloc(sizeof *x.d);
+    CHECK(x.d != NULL && tw_timerfd_open(x.d, tw, clk) == 0);
+    if (x.d == NULL)
+        return;
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event ev = {.events = EPOLLIN};
+    CHECK(epoll_ctl(ep, EPOLL_CTL_ADD, tw_timerfd_fd(x.d), &ev) == 0);
+    uint64_t until = real_ns() + 60000000000u;
+    while (!x.closed && real_ns() < until)
+        if (epoll_wait(ep, &ev, 1, 1000) == 1)
+            CHECK(tw_timerfd_dispatch(x.d) >= 0); /* the outer one: 0, or 2 run */
+    close(ep);
+    CHECK(x.closed && x.inner_rc_ok);
+}
+#endif
 
 #if !defined(DRV_TIMERFD)
 /* 5. The wait armed after a stale reading: on a user clock, never run. */
@@ -329,6 +393,7 @@ static void stale_wait(const struct tw_config *cfg)
 struct again {
     struct tw_timer node;
     const uint64_t *iter;
+    struct drv *v;     /* synced from the callback every other time */
     uint64_t seen[21];
     int n;
 };
@@ -337,8 +402,11 @@ static void on_again(struct tw *tw, struct tw_timer *t)
 {
     struct again *g = tw_container_of(t, struct again, node);
     g->seen[g->n++] = *g->iter;
-    if (g->n < 21)
+    if (g->n < 21) {
         CHECK(tw_start(tw, t, 0) == 0); /* due at once */
+        if (g->n % 2)
+            drv_sync(g->v); /* a sync of its own changes nothing */
+    }
 }
 
 #if defined(DRV_UV)
@@ -366,6 +434,7 @@ static void due_again(struct tw *tw, struct tw_clock *clk)
     CHECK(tw_clock_start(clk, tw, &g.node, TW_MSEC(1)) == 0);
     struct drv v;
     CHECK(drv_open(&v, tw, clk) == 0);
+    g.v = &v;
 #if defined(DRV_UV)
     uv_prepare_t prep;
     uv_prepare_init(&v.loop, &prep);
@@ -468,7 +537,9 @@ static void run_scheme(enum tw_scheme s)
     /* 4, 5 and 6 */
     stop_from_callback(tw, &clk, 0);
     stop_from_callback(tw, &clk, 1);
-#if !defined(DRV_TIMERFD)
+#if defined(DRV_TIMERFD)
+    nested_dispatch(tw, &clk);
+#else
     stale_wait(&cfg);
     due_again(tw, &clk);
 #endif

@@ -57,7 +57,7 @@ int tw_timerfd_sync(struct tw_timerfd *d)
     if (d == NULL || d->fd < 0)
         return TW_EINVAL;
     uint64_t at = 0, wait = 0;
-    int rc = tw_wake_next(d->armed, d->armed_ns, d->clk, d->tw, &at, &wait);
+    int rc = tw_wake_next(d->armed, d->armed_ns, d->clk, d->tw, 0, &at, &wait); /* absolute */
     if (rc <= 0)
         return rc;
     struct itimerspec its = {{0, 0}, {0, 0}}; /* rc 2: disarm */
@@ -81,12 +81,11 @@ int64_t tw_timerfd_dispatch(struct tw_timerfd *d)
     if (read(d->fd, &expirations, sizeof expirations) < 0 && errno != EAGAIN)
         return -errno;
     d->armed = 0; /* a fired timerfd is disarmed: the next sync arms it */
-    int live = 1;
-    d->live_ = &live;
+    struct tw_drv_frame f;
+    tw_drv_enter(&f, &d->live_);
     int64_t fired = tw_advance(d->tw, tw_clock_update(d->clk));
-    if (!live)
+    if (!tw_drv_leave(&f, &d->live_))
         return fired; /* closed by a callback: d may be gone */
-    d->live_ = NULL;
     if (fired < 0)
         return fired;
     int rc = tw_timerfd_sync(d);
@@ -102,10 +101,7 @@ void tw_timerfd_close(struct tw_timerfd *d)
 {
     if (d == NULL || d->fd < 0)
         return;
-    if (d->live_ != NULL) { /* from a twheel callback: dispatch ends there */
-        *d->live_ = 0;
-        d->live_ = NULL;
-    }
+    tw_drv_end(&d->live_); /* from a twheel callback: dispatch ends there */
     close(d->fd);
     d->fd = -1;
     d->armed = 0;

@@ -34,7 +34,7 @@ struct tw_ev {
     uint64_t armed_ns;
     uint64_t starts;        /* ev_timer_start() calls so far */
     uint64_t wakeups;
-    int *live_;             /* private: set while the driver runs callbacks */
+    void *live_;            /* private: the dispatches under way */
 };
 
 /* Set up the driver on `loop` for `tw` on `clk`.  Returns 0 or TW_EINVAL
@@ -48,7 +48,9 @@ int tw_ev_sync(struct tw_ev *d);
 
 /* Stop the ev_timer until the next tw_ev_sync().  From a twheel callback
  * the driver does not re-arm after it, and touches `d` no more: it may be
- * freed.  The facility is the caller's. */
+ * freed.  A tw_ev_sync() later in that callback arms for what is pending
+ * then; timers started after it in the same advance wait for the next
+ * sync (a prepare watcher's).  The facility is the caller's. */
 void tw_ev_stop(struct tw_ev *d);
 
 #ifdef __cplusplus

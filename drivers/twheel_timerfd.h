@@ -30,7 +30,7 @@ struct tw_timerfd {
     int armed;              /* 1: armed at armed_ns */
     uint64_t armed_ns;      /* absolute, on the clock */
     uint64_t settimes;      /* timerfd_settime() calls so far */
-    int *live_;             /* private: set while dispatch runs callbacks */
+    void *live_;            /* private: the dispatches under way */
 };
 
 /* Create the timerfd (non-blocking, close-on-exec) for `tw` on `clk`.
@@ -58,7 +58,9 @@ uint64_t tw_timerfd_settimes(const struct tw_timerfd *d);
 
 /* Close the timerfd (the facility is the caller's).  NULL, or a second
  * call, is a no-op.  From a twheel callback, tw_timerfd_dispatch() returns
- * the callbacks run so far and touches `d` no more: it may be freed. */
+ * the callbacks run so far and touches `d` no more: it may be freed (or
+ * opened again, which arms it for what is pending then; timers started
+ * after that in the same advance wait for the next tw_timerfd_sync()). */
 void tw_timerfd_close(struct tw_timerfd *d);
 
 #ifdef __cplusplus

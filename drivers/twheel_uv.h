@@ -37,7 +37,7 @@ struct tw_uv {
     uint64_t armed_ns;      /* the wake-up time it is armed for, on clk */
     uint64_t starts;        /* uv_timer_start() calls so far */
     uint64_t wakeups;       /* times the uv timer went off */
-    int *live_;             /* private: set while the driver runs callbacks */
+    void *live_;            /* private: the dispatches under way */
 };
 
 /* Set up the driver's uv_timer_t on `loop` for `tw` on `clk`.  Returns 0,

@@ -16,19 +16,23 @@
 
 static void on_uv_timer(uv_timer_t *t);
 
-static int uv_sync(struct tw_uv *d, int from_timer)
+int tw_uv_sync(struct tw_uv *d)
 {
     if (d == NULL || uv_is_closing((uv_handle_t *)&d->timer))
         return TW_EINVAL;
     uint64_t at = 0, wait = 0;
-    int rc = tw_wake_next(d->armed, d->armed_ns, d->clk, d->tw, &at, &wait);
+    int rc = tw_wake_next(d->armed, d->armed_ns, d->clk, d->tw, 1, &at, &wait);
     if (rc == 2) {
         uv_timer_stop(&d->timer);
         d->armed = 0;
     } else if (rc == 1) {
+        /* libuv counts from its loop time: bring it to the reading just
+         * taken, or its timer would end early by the difference */
+        uv_update_time(d->timer.loop);
         uint64_t ms = (wait + 999999) / 1000000;
-        if (ms == 0 && from_timer && TW_UV_RUNS_DUE_AGAIN(uv_version()))
-            ms = 1; /* not in this pass: after the loop has polled */
+        /* in a dispatch (the driver's own timer callback), not this pass */
+        if (ms == 0 && d->live_ != NULL && TW_UV_RUNS_DUE_AGAIN(uv_version()))
+            ms = 1;
         rc = uv_timer_start(&d->timer, on_uv_timer, ms, 0);
         if (rc != 0)
             return rc;
@@ -42,15 +46,14 @@ static int uv_sync(struct tw_uv *d, int from_timer)
 static void on_uv_timer(uv_timer_t *t)
 {
     struct tw_uv *d = t->data;
-    int live = 1;
-    d->live_ = &live;
+    struct tw_drv_frame f;
+    tw_drv_enter(&f, &d->live_);
     d->wakeups++;
     d->armed = 0; /* a one-shot uv timer is stopped once it went off */
     tw_advance(d->tw, tw_clock_update(d->clk));
-    if (!live)
-        return; /* closed by a callback: d may be gone */
-    d->live_ = NULL;
-    uv_sync(d, 1);
+    if (f.live)
+        tw_uv_sync(d); /* still in the dispatch: a due timer waits a pass */
+    (void)tw_drv_leave(&f, &d->live_);
 }
 
 int tw_uv_init(struct tw_uv *d, uv_loop_t *loop, struct tw *tw, struct tw_clock *clk)
@@ -74,19 +77,11 @@ int tw_uv_init(struct tw_uv *d, uv_loop_t *loop, struct tw *tw, struct tw_clock 
     return tw_uv_sync(d);
 }
 
-int tw_uv_sync(struct tw_uv *d)
-{
-    return uv_sync(d, 0);
-}
-
 void tw_uv_close(struct tw_uv *d, uv_close_cb cb)
 {
     if (d == NULL || uv_is_closing((uv_handle_t *)&d->timer))
         return;
-    if (d->live_ != NULL) { /* from a twheel callback: no re-arm after it */
-        *d->live_ = 0;
-        d->live_ = NULL;
-    }
+    tw_drv_end(&d->live_); /* from a twheel callback: no re-arm after it */
     d->armed = 0;
     uv_close((uv_handle_t *)&d->timer, cb);
 }

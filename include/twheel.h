@@ -606,9 +606,11 @@ TW_EXTERN int tw_clock_timeout_ts(const struct tw_clock *c, struct tw *tw, int a
  *                    grid on now: the next one is due at now + P.
  * A late expiry that missed no grid point passes 0 and stays on the grid in
  * every policy.  The callback may stop, restart or free the periodic timer
- * (after stopping it).  Deadlines saturate at TW_TIME_MAX: BURST fires a
- * last time there and stops; SKIP and DELAY stop after the expiry that
- * counted the last grid point.
+ * (after stopping it).  The grid ends at the end of time: the timer stops
+ * after the expiry of its last grid point at or before TW_TIME_MAX (it is
+ * idle in that callback).  In hierarchical_coarse, which fires late by
+ * design (a fraction of the interval), an expiry far from its start may
+ * come after later grid points: SKIP and DELAY count them as missed.
  *
  * The timer is re-armed before its callback runs, so the callback finds it
  * pending.  In a scheme that allocates on start (heap, lawn, hybrid) that

@@ -28,47 +28,37 @@ static int valid(const struct tw_periodic *p)
     return p != NULL && p->tw_magic == PERIODIC_MAGIC;
 }
 
-/* a + k * b, saturating. */
-static tw_time_t sat_madd(tw_time_t a, uint64_t k, tw_time_t b)
-{
-    if (b != 0 && k > (TW_TIME_MAX - a) / b)
-        return TW_TIME_MAX;
-    return a + k * b;
-}
-
 static void fired(struct tw *tw, struct tw_timer *t)
 {
     struct tw_periodic *p = tw_container_of(t, struct tw_periodic, tw_timer);
     tw_time_t due = tw_timer_deadline(t), now = tw_now(tw), P = p->tw_period;
     uint64_t missed = now > due ? (now - due) / P : 0;
-    tw_time_t next;
-    uint64_t passed = 0; /* reported to the callback */
+    /* The next grid point (re-based on now by DELAY after a stall), if it
+     * lies at or before the end of time: the grid ends there, and the
+     * timer stops after its last point (a point past TW_TIME_MAX is not
+     * saturated onto it: it would fire there, or not, by lateness alone). */
+    tw_time_t base = due;
+    uint64_t k = 1, passed = 0; /* k periods on from base; passed: told to the callback */
     switch (p->tw_policy) {
     case TW_MISSED_SKIP:
-        /* missed + 1 grid points on (missed is at most TW_TIME_MAX) */
-        next = missed == UINT64_MAX ? TW_TIME_MAX : sat_madd(due, missed + 1, P);
+        k = missed + 1; /* wraps to 0 only for missed = 2^64 - 1: no next point */
         passed = missed;
         break;
     case TW_MISSED_DELAY:
-        next = tw_sat_add(missed == 0 ? due : now, P);
+        if (missed > 0)
+            base = now;
         passed = missed;
         break;
     case TW_MISSED_BURST:
     default:
-        next = tw_sat_add(due, P);
         break;
     }
     p->tw_count = tw_sat_add(p->tw_count, tw_sat_add(passed, 1));
-    /* At the end of time the grid cannot go on.  BURST fires each point,
-     * the last one saturated to TW_TIME_MAX, and stops after an expiry at
-     * TW_TIME_MAX.  SKIP and DELAY have counted every point up to now, so
-     * a next point saturated to a time already reached is not one: they
-     * stop.  A re-arm can fail only in a scheme that allocates on start
+    /* A re-arm can fail only in a scheme that allocates on start
      * (TW_ENOMEM): the timer is then idle when its function runs, which
      * tw_periodic_pending() tells it (twheel.h). */
-    bool again = p->tw_policy == TW_MISSED_BURST ? due != TW_TIME_MAX : next > now;
-    if (again)
-        (void)tw_start_at(tw, t, next);
+    if (k != 0 && k <= (TW_TIME_MAX - base) / P)
+        (void)tw_start_at(tw, t, base + k * P);
     p->tw_fn(tw, p, passed);
 }
 
