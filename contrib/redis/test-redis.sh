@@ -232,8 +232,21 @@ part_commands() {
   r tw.add delay d x PXAT "$past" EVERY 100000 MISSED delay >/dev/null
   expect "delay: one delivery" 1 "$(r tw.pop delay COUNT 100 | grep -c '^d$')"
   expect "delay: a period from the run" 1 "$(($(r tw.deadline delay d) >= t1 + 100000))"
-  r del burst skip delay >/dev/null
+  # late by less than a period: on the grid
+  local near=$(($(now_ms) - 50))
+  r tw.add delay2 d x PXAT "$near" EVERY 100000 MISSED delay >/dev/null
+  expect "delay, late by less than a period: one delivery" 1 \
+    "$(r tw.pop delay2 COUNT 100 | grep -c '^d$')"
+  expect "delay, late by less than a period: on the grid" "$((near + 100000))" \
+    "$(r tw.deadline delay2 d)"
+  r del burst skip delay delay2 >/dev/null
   expect_match "EVERY 0" 'EVERY must be' "$(r tw.add per a p PX 5 EVERY 0)"
+  # the server's own expiry passes are not accesses: a key that only its
+  # timers visit grows idle (LRU), as a key nobody visits
+  r tw.add visited v x PX 100 EVERY 100 >/dev/null
+  sleep 2.5
+  expect "expiry passes leave a key idle" 1 "$(($(r object idletime visited) >= 1))"
+  r del visited >/dev/null
   expect_match "MISSED bogus" 'MISSED is' "$(r tw.add per a p PX 5 EVERY 5 MISSED often)"
   expect_match "QUEUED without EVERY" 'QUEUED is for' "$(r tw.add per a p PX 5 QUEUED 2)"
 
@@ -463,6 +476,34 @@ part_persistence() {
     stop "$P"
   done
 
+  # a key whose time is ahead of the server's clock (restored from a
+  # server whose clock ran ahead): a client's add waits as its timers do,
+  # PX from the key's time, a PXAT before it for the first ms after it
+  if command -v python3 >/dev/null; then
+    rm -rf "$tmp/ahead" && mkdir -p "$tmp/ahead"
+    local kt
+    kt=$(($(now_ms) + 3600000))
+    python3 - "$kt" >"$tmp/ahead/appendonly.aof" <<'EOF'
+import sys
+def cmd(*a):
+    return "*%d\r\n" % len(a) + "".join("$%d\r\n%s\r\n" % (len(x), x) for x in a)
+t = sys.argv[1]
+sys.stdout.write(cmd("SELECT", "0") + cmd("TW.ADD", "ahead", "t1", "p", "PXAT",
+                                          str(int(t) + 600000), "TIME", t))
+EOF
+    start ahead --appendonly yes
+    P=$PORT
+    expect "a key ahead: its time" "$kt" "$(field "$P" ahead time)"
+    redis-cli -p "$P" tw.add ahead rel p PX 5000 >/dev/null
+    expect "a key ahead: PX counts from its time" "$((kt + 5000))" \
+      "$(redis-cli -p "$P" tw.deadline ahead rel)"
+    redis-cli -p "$P" tw.add ahead abs p PXAT "$(($(now_ms) + 60000))" >/dev/null
+    expect "a key ahead: PXAT before its time waits past it" "$((kt + 1))" \
+      "$(redis-cli -p "$P" tw.deadline ahead abs)"
+    expect "a key ahead: nothing delivered early" "" "$(redis-cli -p "$P" tw.pop ahead)"
+    stop "$P"
+  fi
+
   # an RDB of the previous encoding (1, no periodic timers) still loads
   mkdir -p "$tmp/enc1"
   cp "$(dirname "$0")/testdata/enc1.rdb" "$tmp/enc1/dump.rdb"
@@ -547,6 +588,13 @@ part_replication() {
     expect "replica follows, time included: $k" "$c" "$b"
   done
   expect_match "a replica refuses writes" READONLY "$(redis-cli -p "$R" tw.add q a p PX 5)"
+  # a pop that finds nothing due writes nothing to the replica (it did:
+  # a TW.EXPIRE of 49 bytes per pop); a ping of the link may come between
+  local off0 off1
+  off0=$(redis-cli -p "$P" info replication | sed -n 's/^master_repl_offset:\([0-9]*\).*/\1/p')
+  for i in $(seq 50); do redis-cli -p "$P" tw.pop long >/dev/null; done
+  off1=$(redis-cli -p "$P" info replication | sed -n 's/^master_repl_offset:\([0-9]*\).*/\1/p')
+  expect "empty pops replicate nothing" 1 "$((off1 - off0 < 200))"
   # the primary goes away; the replica, promoted, expires from its own data
   stop "$P"
   redis-cli -p "$R" replicaof no one >/dev/null

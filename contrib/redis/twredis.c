@@ -399,14 +399,14 @@ static void tq_free(void *value)
 #define TQ_MAX_DEADLINE ((uint64_t)LLONG_MAX)
 
 /* A periodic timer's run: a delivery waiting (BURST: one per grid point
- * passed), and the timer again at its next run, first + k period (DELAY:
- * a period from now).  Past TQ_MAX_DEADLINE it runs no more: its last
- * delivery taken, it is gone. */
+ * passed), and the timer again at its next run, first + k period (DELAY,
+ * when it passed a grid point: a period from now).  Past TQ_MAX_DEADLINE
+ * it runs no more: its last delivery taken, it is gone. */
 static void periodic_fire(struct tq *q, struct tq_entry *e, struct tw *tw)
 {
     uint64_t d = e_deadline(e), now = tw_now(tw), p = e_period(e);
     uint64_t runs = 1, next;
-    if (e_policy(e) == TQ_DELAY) {
+    if (e_policy(e) == TQ_DELAY && now - d >= p) {
         next = now <= TQ_MAX_DEADLINE - p ? now + p : UINT64_MAX;
     } else {
         uint64_t k = (now - d) / p + 1; /* grid points at or before now, from d */
@@ -647,7 +647,9 @@ static void wake_fire(struct tw *tw, struct tw_timer *t)
      * copied, since it goes with q. */
     RedisModuleString *name = RedisModule_CreateStringFromString(NULL, q->name);
     g.waking = q;
-    RedisModuleKey *key = RedisModule_OpenKey(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE);
+    /* NOTOUCH: the server's own pass is not an access (LRU and LFU) */
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE |
+                                                             REDISMODULE_OPEN_KEY_NOTOUCH);
     int gone = g.waking == NULL;
     g.waking = NULL;
     if (!gone) {
@@ -811,15 +813,15 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 6)
         return RedisModule_WrongArity(ctx);
-    uint64_t due = 0, v, start = 0, period = 0, queued = 0, delivered = 0;
+    uint64_t due = 0, v, start = 0, period = 0, queued = 0, delivered = 0, px = 0;
     int have_due = 0, have_start = 0, nx = 0, xx = 0, scheme = -1, relative = 0;
     unsigned policy = TQ_ONCE, missed = TQ_SKIP;
     int have_missed = 0;
     for (int i = 4; i < argc; i++) {
         if ((arg_is(argv[i], "PX") || arg_is(argv[i], "PXAT")) && i + 1 < argc && !have_due) {
             if (parse_u64(argv[i + 1], &v) != 0)
-                return RedisModule_ReplyWithError(ctx, "ERR invalid expire time: a "
-                                                  "non-negative integer of milliseconds");
+                return RedisModule_ReplyWithError(ctx, "ERR invalid expire time: an "
+                                                  "integer of ms from 0 to 2^63 - 1");
             relative = arg_is(argv[i], "PX");
             if (relative) {
                 uint64_t now = now_ms();
@@ -827,9 +829,11 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
                     return RedisModule_ReplyWithError(ctx, "ERR invalid expire time: "
                                                       "the deadline overflows");
                 due = now + v;
+                px = v;
             } else {
                 if (v > TQ_MAX_DEADLINE)
-                    return RedisModule_ReplyWithError(ctx, "ERR invalid expire time");
+                    return RedisModule_ReplyWithError(ctx, "ERR invalid expire time: an "
+                                                      "integer of ms from 0 to 2^63 - 1");
                 due = v;
             }
             have_due = 1;
@@ -923,6 +927,26 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         return RedisModule_ReplyWithLongLong(ctx, 0);
     }
     int created = q == NULL;
+    /* A key whose time is ahead of the server's clock (restored from a
+     * server whose clock ran ahead, or a clock stepped back) holds every
+     * deadline up to its time as due.  A client's add waits as the key's
+     * timers do, never early: PX counts from the key's time, and a PXAT
+     * after the clock but not after the key's time waits for the first ms
+     * past it.  The deadline is then sent on as PXAT. */
+    if (!created && client) {
+        uint64_t kt = tw_now(q->tw), now = now_ms();
+        if (kt > now && relative) {
+            if (px > TQ_MAX_DEADLINE - kt) {
+                RedisModule_CloseKey(key);
+                return RedisModule_ReplyWithError(ctx, "ERR invalid expire time: "
+                                                  "the deadline overflows");
+            }
+            due = kt + px;
+        } else if (kt > now && due > now && due <= kt) {
+            due = kt < TQ_MAX_DEADLINE ? kt + 1 : kt;
+            relative = 1; /* not verbatim */
+        }
+    }
     if (created) {
         if (!have_start)
             start = now_ms();
@@ -1151,13 +1175,16 @@ struct pop_args {
 };
 
 /* The pop, once the key is open for writing: bring the key to now (on a
- * primary), then take.  Returns how many were taken, or -1 if none was
+ * primary) if a timer of it is due by now, then take.  A key with nothing
+ * due keeps its time: a pop that finds nothing writes nothing to the
+ * replicas and the AOF.  Returns how many were taken, or -1 if none was
  * ready (nothing replied). */
 static long long pop_key(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey *key,
                          struct tq *q, const struct pop_args *a)
 {
     uint64_t now = now_ms();
-    if (q && is_primary(ctx))
+    tw_time_t w;
+    if (q && is_primary(ctx) && tw_next_wakeup(q->tw, &w) == 1 && w <= now)
         tq_expire(ctx, q, now);
     if (q == NULL || q->nready == 0)
         return -1;
@@ -1367,7 +1394,8 @@ static int tq_rdb_load_entry(RedisModuleIO *io, int encver, struct tq *q, uint64
     int bad = RedisModule_IsIOError(io) || state > 15 || st > TQ_LEASED ||
               (encver < 2 && state > TQ_LEASED) || (policy && (st != TQ_PENDING ||
               period == 0 || flags == 0 || flags > 3 || (deliveries == 0) == ((flags & 2) != 0))) ||
-              idlen == 0 || idlen > TQ_MAX_ID || plen > UINT32_MAX || index_find(q, id, idlen);
+              idlen == 0 || idlen > TQ_MAX_ID || plen > UINT32_MAX || deadline > TQ_MAX_DEADLINE ||
+              period > TQ_MAX_DEADLINE || index_find(q, id, idlen);
     if (!bad) {
         struct tq_entry *e = entry_new(id, idlen, p, plen, policy, period);
         e->deliveries = (uint8_t)(deliveries < UINT8_MAX ? deliveries : UINT8_MAX);
@@ -1426,6 +1454,10 @@ static void *tq_rdb_load(RedisModuleIO *io, int encver)
     uint64_t count = RedisModule_LoadUnsigned(io);
     if (RedisModule_IsIOError(io))
         return NULL;
+    if (now > TQ_MAX_DEADLINE) { /* a time no command could have set */
+        RedisModule_LogIOError(io, "warning", "twredis: a key's time is out of range");
+        return NULL;
+    }
     struct tq *q = scheme_ok(scheme) ? tq_new((enum tw_scheme)scheme, now) : NULL;
     if (q == NULL) {
         RedisModule_LogIOError(io, "warning", "twredis: a key's scheme is unknown to this build");
