@@ -232,7 +232,9 @@ static void stop_from_callback(struct tw *tw, struct tw_clock *clk, int free_it)
     struct tw_timer later;
     tw_timer_init(&q.node, on_quit);
     tw_timer_init(&later, on_never);
-    tw_clock_update(clk);
+    /* the facility (empty here) at the clock's time: the wheel's range
+     * counts from it */
+    CHECK(tw_advance(tw, tw_clock_update(clk)) == 0);
     CHECK(tw_clock_start(clk, tw, &q.node, TW_MSEC(1)) == 0);
     /* never reached while the loop runs (the wheel: as far as it goes) */
     uint64_t far = tw_max_interval(tw) > 3600000 ? TW_SEC(3600)
