@@ -29,10 +29,24 @@
 #  define TW_PREFETCH(p) ((void)(p))
 #endif
 
-/* The largest time_t (a signed integer of any width): a wait beyond it,
- * which a 32-bit time_t cannot hold past 2038, is clamped to it rather
- * than wrapped into the past. */
+/* The largest time_t (a signed integer of any width). */
 #define TW_TIME_T_MAX ((time_t)((UINT64_C(1) << (sizeof(time_t) * 8 - 1)) - 1))
+
+/* ns as a struct timespec.  Past the largest time_t (a 32-bit one ends in
+ * 2038) it is that time_t, not a time wrapped into the past. */
+TW_INLINE struct timespec tw_timespec_of(uint64_t ns)
+{
+    struct timespec ts;
+    uint64_t sec = ns / UINT64_C(1000000000);
+    if (sec > (uint64_t)TW_TIME_T_MAX) {
+        ts.tv_sec = TW_TIME_T_MAX;
+        ts.tv_nsec = 0;
+    } else {
+        ts.tv_sec = (time_t)sec;
+        ts.tv_nsec = (long)(ns % UINT64_C(1000000000));
+    }
+    return ts;
+}
 
 /* a + b, saturated at the end of time (never wrapping into the past). */
 TW_INLINE tw_time_t tw_sat_add(tw_time_t a, tw_time_t b)

@@ -254,14 +254,6 @@ int tw_clock_timeout_ts(const struct tw_clock *c, struct tw *tw, int abs, void *
         ns = at > 0 ? at : 1; /* {0, 0} would disarm a timerfd */
     else
         ns = at > c->tw_ns ? at - c->tw_ns : 0;
-    struct timespec *ts = out;
-    uint64_t sec = ns / UINT64_C(1000000000);
-    if (sec > (uint64_t)TW_TIME_T_MAX) { /* a 32-bit time_t: as far as it goes */
-        ts->tv_sec = TW_TIME_T_MAX;
-        ts->tv_nsec = 0;
-        return 1;
-    }
-    ts->tv_sec = (time_t)sec;
-    ts->tv_nsec = (long)(ns % UINT64_C(1000000000));
+    *(struct timespec *)out = tw_timespec_of(ns);
     return 1;
 }

@@ -237,17 +237,7 @@ static uint64_t tick_ns_of(const struct tw_service *svc, tw_time_t t)
 /* The same as a struct timespec. */
 static struct timespec tick_time(const struct tw_service *svc, tw_time_t t)
 {
-    uint64_t ns = tick_ns_of(svc, t);
-    struct timespec ts;
-    uint64_t sec = ns / UINT64_C(1000000000);
-    if (sec > (uint64_t)TW_TIME_T_MAX) { /* a 32-bit time_t: as far as it goes */
-        ts.tv_sec = TW_TIME_T_MAX;
-        ts.tv_nsec = 0;
-        return ts;
-    }
-    ts.tv_sec = (time_t)sec;
-    ts.tv_nsec = (long)(ns % UINT64_C(1000000000));
-    return ts;
+    return tw_timespec_of(tick_ns_of(svc, t));
 }
 
 /* Stop t if pending, under its shard's lock: 1 or 0. */

@@ -814,7 +814,7 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (argc < 6)
         return RedisModule_WrongArity(ctx);
     uint64_t due = 0, v, start = 0, period = 0, queued = 0, delivered = 0, px = 0;
-    int have_due = 0, have_start = 0, nx = 0, xx = 0, scheme = -1, relative = 0;
+    int have_due = 0, have_start = 0, nx = 0, xx = 0, scheme = -1, relative = 0, moved = 0;
     unsigned policy = TQ_ONCE, missed = TQ_SKIP;
     int have_missed = 0;
     for (int i = 4; i < argc; i++) {
@@ -933,18 +933,18 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
      * timers do, never early: PX counts from the key's time, and a PXAT
      * after the clock but not after the key's time waits for the first ms
      * past it.  The deadline is then sent on as PXAT. */
-    if (!created && client) {
-        uint64_t kt = tw_now(q->tw), now = now_ms();
-        if (kt > now && relative) {
+    uint64_t kt = created ? 0 : tw_now(q->tw), now = now_ms();
+    if (client && kt > now) {
+        if (relative) {
             if (px > TQ_MAX_DEADLINE - kt) {
                 RedisModule_CloseKey(key);
                 return RedisModule_ReplyWithError(ctx, "ERR invalid expire time: "
                                                   "the deadline overflows");
             }
             due = kt + px;
-        } else if (kt > now && due > now && due <= kt) {
+        } else if (due > now && due <= kt) {
             due = kt < TQ_MAX_DEADLINE ? kt + 1 : kt;
-            relative = 1; /* not verbatim */
+            moved = 1;
         }
     }
     if (created) {
@@ -979,9 +979,9 @@ static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         e->deliveries = (uint8_t)delivered;
     }
     /* As it was sent when that is deterministic (PXAT into a key that
-     * exists), else with the absolute deadline and, for a new key, its
-     * scheme and time. */
-    if (!created && !relative) {
+     * exists, not moved past a key's time ahead), else with the absolute
+     * deadline and, for a new key, its scheme and time. */
+    if (!created && !relative && !moved) {
         RedisModule_ReplicateVerbatim(ctx);
     } else {
         RedisModuleString *a[TQ_ADD_ARGS_MAX];
