@@ -487,7 +487,7 @@ static void posix_op(void *p, size_t i, uint64_t *seed)
 {
     struct posix_st *st = p;
     struct itimerspec off = {{0, 0}, {0, 0}};
-    struct itimerspec on = {{0, 0}, {3600, (long)(spread(rnd(seed)))}};
+    struct itimerspec on = {{0, 0}, {3600, (long)spread(rnd(seed))}};
     timer_settime(st->t[i], 0, &off, NULL);
     timer_settime(st->t[i], 0, &on, NULL);
 }
@@ -524,7 +524,7 @@ static void tfd_op(void *p, size_t i, uint64_t *seed)
 {
     int *fd = p;
     struct itimerspec off = {{0, 0}, {0, 0}};
-    struct itimerspec on = {{0, 0}, {3600, (long)(spread(rnd(seed)))}};
+    struct itimerspec on = {{0, 0}, {3600, (long)spread(rnd(seed))}};
     timerfd_settime(fd[i], 0, &off, NULL);
     timerfd_settime(fd[i], 0, &on, NULL);
 }
@@ -1192,7 +1192,7 @@ int main(int argc, char **argv)
             opt_slots = (uint32_t)parse_num("--slots", v, 0, 4294967295.0);
             a++;
         } else if (!strcmp(argv[a], "--ttls") && v) {
-            opt_ttls = (uint64_t)parse_num("--ttls", v, 0, 1e6);
+            opt_ttls = (uint64_t)parse_num("--ttls", v, 0, 1000); /* within a second */
             a++;
         } else if (!strcmp(argv[a], "--lateness") && v)
             nlate = (size_t)parse_num("--lateness", v, 0, 1e8), a++;
@@ -1210,8 +1210,8 @@ int main(int argc, char **argv)
                     "  --placement the service's placement: timer, thread, ttl (default thread)\n"
                     "  --scheme    the service's facilities' scheme (default hierarchical)\n"
                     "  --slots     their slots (struct tw_config; default the scheme's)\n"
-                    "  --ttls      intervals an hour plus one of K whole ms (Lawn's case: a few\n"
-                    "              TTLs); 0: plus up to 1 s, about 1,000 ticks (default 0)\n"
+                    "  --ttls      intervals an hour plus one of K (<= 1000) whole ms (Lawn's case:\n"
+                    "              a few TTLs); 0: plus up to 1 s, about 1,000 ticks (default 0)\n"
                     "  --lateness  timers of the lateness run, 0 for none (default 1e5)\n");
             return strcmp(argv[a], "--help") ? 2 : 0;
         }
