@@ -46,8 +46,8 @@
  * functions as the library.  Its nodes are its 32-byte struct rw_timer and
  * the same index, in an array of their own.  It needs bench/refwheel.c
  * linked in and TW_INSTR_REFWHEEL defined, as CMake's twinstr and
- * scripts/instr-count.sh build it; compiled alone with the library, as
- * scripts/instr-check.sh compiles it, twinstr calls twheel only.
+ * scripts/instr-count.sh and instr-check.sh build it; compiled alone with
+ * the library, twinstr calls twheel only.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "twheel.h"

@@ -62,19 +62,24 @@ fi
 
 # D1 misses: twinstr under cachegrind, --ops K against --ops 0.
 lib=$(find "$root/build-instr" -name libtwheel.a | head -n 1)
-"${CC:-cc}" -std=c11 -O2 -g -I"$root/include" "$root/bench/instr.c" "$lib" -o "$dir/twinstr"
-d1() { # ops -> D1 misses (reads + writes) of the whole run
+"${CC:-cc}" -std=c11 -O2 -g -I"$root/include" -DTW_INSTR_REFWHEEL "$root/bench/instr.c" \
+  "$root/bench/refwheel.c" "$lib" -o "$dir/twinstr"
+d1() { # scheme ops -> D1 misses (reads + writes) of the whole run
   valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null \
-    "$dir/twinstr" --scheme hierarchical --workload churn --n 1e6 --ops "$1" 2>&1 >/dev/null |
+    "$dir/twinstr" --scheme "$1" --workload churn --n 1e6 --ops "$2" 2>&1 >/dev/null |
     awk '/D1  misses:/ { x = $4; gsub(",", "", x); print x }'
 }
-k=200000
-m0=$(d1 0)
-mk=$(d1 "$k")
-d1_per=$(awk -v a="$m0" -v b="$mk" -v k="$k" 'BEGIN { printf "%.2f", (b - a) / k }')
+d1_per() { # scheme -> D1 misses per churn operation at 10^6
+  local k=200000 m0 mk
+  m0=$(d1 "$1" 0)
+  mk=$(d1 "$1" "$k")
+  awk -v a="$m0" -v b="$mk" -v k="$k" 'BEGIN { printf "%.2f", (b - a) / k }'
+}
+d1_per=$(d1_per hierarchical)
+d1_ref=$(d1_per refwheel)
 
 python3 - "$dir/ic.json" "$cells" "$d1_per" "$d1_ceiling" "$d1_goal" "$strict" "${json:-}" \
-  "$dir/ref.json" <<'PY'
+  "$dir/ref.json" "$d1_ref" <<'PY'
 import json, sys
 rows = json.load(open(sys.argv[1]))
 ref = {(r["workload"], r["n"]): r["instr_per_op"] for r in json.load(open(sys.argv[8]))}
@@ -88,14 +93,14 @@ for wl, n, ceil, goal in cells:
     v = fig[(wl, n_of(n))]
     table.append(("instructions", wl, n_of(n), v, float(ceil), float(goal),
                   ref.get((wl, n_of(n)))))
-table.append(("L1D misses", "churn", 10**6, d1, d1_ceil, d1_goal, None))
+table.append(("L1D misses", "churn", 10**6, d1, d1_ceil, d1_goal, float(sys.argv[9])))
 print(f"{'figure':<13} {'workload':<12} {'n':>8} {'per op':>8} {'ceiling':>8} {'goal':>6}"
       f" {'refwheel':>9}  goal")
 for what, wl, n, v, ceil, goal, r in table:
     over = v > ceil
     if over:
         bad.append(f"{what} per {wl} op at n = {n}: {v} > ceiling {ceil}")
-    rs = f"{r:>9.1f}" if r is not None else f"{'':>9}"
+    rs = f"{r:>9.2f}" if r is not None else f"{'':>9}"
     print(f"{what:<13} {wl:<12} {n:>8} {v:>8.2f} {ceil:>8.2f} {goal:>6.1f} {rs}  "
           f"{'met' if v <= goal else 'not yet'}{'  OVER THE CEILING' if over else ''}")
 if out:
