@@ -4,12 +4,14 @@
  * closes each.
  *
  *   connprobe --port N --mode MODE [--conns N] [--timeout-ms T]
- *             [--host ADDR] [--sources K] [--interval-ms I] [--quiet]
+ *             [--host ADDR] [--sources K] [--interval-ms I] [--depth D]
+ *             [--quiet]
  *
  * MODE (what each connection does, and when its close is due):
  *   idle       one GET, the answer, then nothing: closed by the server's
  *              idle timer, due T ms after the request's last byte was sent
- *   pipeline   three GETs in one write, the three answers, then as idle
+ *   pipeline   D GETs in one write (--depth, default 3), the D answers,
+ *              then as idle
  *   silent     connects and sends nothing: closed by the header timer, due
  *              T ms after connect() returned
  *   slowloris  sends a request line a byte every I ms (default 100), never
@@ -29,6 +31,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdint.h>
@@ -56,6 +59,9 @@ struct probe {
     size_t got, answers;    /* bytes and complete answers received */
     size_t slow_sent;
     char head[16];          /* the first bytes of the answer */
+    char tail[8];           /* the last bytes received, for a status line
+                             * split between two reads */
+    size_t ntail;
 };
 
 static uint64_t now_ns(void)
@@ -71,6 +77,31 @@ static void die(const char *what)
     exit(2);
 }
 
+/* Take in k bytes received: their count, the first bytes of the answer,
+ * and the answers, by their status lines, one split between two reads
+ * included. */
+static void count_answers(struct probe *q, const char *buf, size_t k)
+{
+    if (q->got < sizeof q->head - 1) {
+        size_t c = sizeof q->head - 1 - q->got < k ? sizeof q->head - 1 - q->got : k;
+        memcpy(q->head + q->got, buf, c);
+    }
+    q->got += k;
+    char win[sizeof q->tail + 4096];
+    for (size_t off = 0; off < k;) {
+        size_t c = k - off < 4096 ? k - off : 4096;
+        memcpy(win, q->tail, q->ntail);
+        memcpy(win + q->ntail, buf + off, c);
+        size_t n = q->ntail + c;
+        for (char *h = win; (h = memmem(h, (size_t)(win + n - h), "HTTP/1.1 ", 9)); h += 9)
+            q->answers++;
+        /* fewer than 9 bytes: no whole status line, so none counted twice */
+        q->ntail = n < sizeof q->tail ? n : sizeof q->tail;
+        memcpy(q->tail, win + n - q->ntail, q->ntail);
+        off += c;
+    }
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -81,11 +112,11 @@ int main(int argc, char **argv)
 {
     const char *host = "127.0.0.1";
     int port = 0, conns = 100, sources = 1, quiet = 0;
-    uint64_t timeout_ms = 1000, interval_ms = 100;
+    uint64_t timeout_ms = 1000, interval_ms = 100, depth = 3;
     enum mode mode = M_IDLE;
     if (argc == 2 && !strcmp(argv[1], "--help")) {
         puts("usage: connprobe --port N [--mode MODE] [--conns N] [--timeout-ms T] [--host ADDR]\n"
-             "                 [--sources K] [--interval-ms I] [--quiet]\n"
+             "                 [--sources K] [--interval-ms I] [--depth D] [--quiet]\n"
              "  --mode        idle (default), pipeline, silent, slowloris, garbage, halfclose,\n"
              "                reset (this file's top comment says what each does)\n"
              "  --conns       connections, opened at once (default 100)\n"
@@ -95,6 +126,7 @@ int main(int argc, char **argv)
              "  --host        the server's address (default 127.0.0.1)\n"
              "  --sources     source addresses 127.0.0.1 .. 127.0.0.K (default 1)\n"
              "  --interval-ms slowloris: a byte every I ms (default 100)\n"
+             "  --depth       pipeline: requests in one write (default 3)\n"
              "Exits 1 if a close came early, a connection was not closed, or an answer\n"
              "was wrong.");
         return 0;
@@ -118,6 +150,8 @@ int main(int argc, char **argv)
             interval_ms = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--sources"))
             sources = atoi(v);
+        else if (!strcmp(a, "--depth"))
+            depth = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--mode")) {
             int m = -1;
             for (int k = 0; k < 7; k++)
@@ -133,9 +167,9 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (port <= 0 || conns <= 0 || sources < 1 || sources > 250) {
-        fprintf(stderr, "connprobe: want --port N, --conns N > 0 (default 100) and --sources 1 "
-                        "to 250 (connprobe --help)\n");
+    if (port <= 0 || conns <= 0 || sources < 1 || sources > 250 || depth < 1 || depth > 100000) {
+        fprintf(stderr, "connprobe: want --port N, --conns N > 0 (default 100), --sources 1 "
+                        "to 250 and --depth 1 to 100000 (connprobe --help)\n");
         return 2;
     }
     struct rlimit rl = {(rlim_t)conns + 64, (rlim_t)conns + 64};
@@ -188,13 +222,33 @@ int main(int argc, char **argv)
                 shutdown(fd, SHUT_WR);
             break;
         case M_PIPELINE: {
-            char three[3 * sizeof req];
             size_t n = 0;
-            for (int k = 0; k < 3; k++, n += sizeof req - 1)
-                memcpy(three + n, req, sizeof req - 1);
+            char *all = malloc(depth * (sizeof req - 1));
+            if (all == NULL)
+                die("connprobe: malloc");
+            for (uint64_t k = 0; k < depth; k++, n += sizeof req - 1)
+                memcpy(all + n, req, sizeof req - 1);
+            /* Written whole while the answers are read: a server that
+             * reads no further until its answers are out must not block
+             * this write for good. */
+            int fl = fcntl(fd, F_GETFL);
+            fcntl(fd, F_SETFL, fl | O_NONBLOCK);
             t = now_ns();
-            if (write(fd, three, n) != (ssize_t)n)
-                die("connprobe: write");
+            for (size_t off = 0; off < n;) {
+                ssize_t k = write(fd, all + off, n - off);
+                if (k > 0) {
+                    off += (size_t)k;
+                    continue;
+                }
+                if (k < 0 && errno != EAGAIN && errno != EINTR)
+                    die("connprobe: write");
+                char sink[4096]; /* the answers so far, counted as below */
+                ssize_t r = recv(fd, sink, sizeof sink, 0);
+                if (r > 0)
+                    count_answers(&p[i], sink, (size_t)r);
+            }
+            fcntl(fd, F_SETFL, fl);
+            free(all);
             p[i].due_ns = t + T;
             break;
         }
@@ -234,18 +288,8 @@ int main(int argc, char **argv)
             struct probe *q = &p[evs[e].data.u32];
             char buf[4096];
             ssize_t k;
-            while ((k = recv(q->fd, buf, sizeof buf, MSG_DONTWAIT)) > 0) {
-                if (q->got < sizeof q->head - 1) {
-                    size_t c = sizeof q->head - 1 - q->got < (size_t)k ? sizeof q->head - 1 - q->got
-                                                                       : (size_t)k;
-                    memcpy(q->head + q->got, buf, c);
-                }
-                q->got += (size_t)k;
-                /* answers counted by their status line (on loopback a
-                 * small answer is never split across reads) */
-                for (char *h = buf; (h = memmem(h, (size_t)(buf + k - h), "HTTP/1.1 ", 9)); h += 9)
-                    q->answers++;
-            }
+            while ((k = recv(q->fd, buf, sizeof buf, MSG_DONTWAIT)) > 0)
+                count_answers(q, buf, (size_t)k);
             if (k == 0 || (k < 0 && errno != EAGAIN)) {
                 /* The time the close is seen, not the time epoll_wait
                  * returned: a loaded client may read an answer that was
@@ -286,7 +330,7 @@ int main(int argc, char **argv)
             wrong++;
         if ((mode == M_IDLE || mode == M_HALFCLOSE) && strncmp(q->head, "HTTP/1.1 200", 12) != 0)
             wrong++;
-        if (mode == M_PIPELINE && q->answers != 3)
+        if (mode == M_PIPELINE && q->answers != depth)
             wrong++;
         if (q->due_ns) {
             late[nlate] = (int64_t)(q->closed_ns - q->due_ns);

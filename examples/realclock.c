@@ -24,6 +24,7 @@ int main(void)
     tw_clock_start(&clk, tw, &a.idle, TW_MSEC(50)); /* fires 50 ms from now, never sooner */
     tw_clock_start(&clk, tw, &b.idle, TW_MSEC(100));
     while (tw_count(tw) > 0) {
+        tw_clock_update(&clk);                        /* the wait counts from now */
         poll(NULL, 0, tw_clock_timeout_ms(&clk, tw)); /* your loop's poll or epoll_wait */
         tw_advance(tw, tw_clock_update(&clk));        /* runs the callbacks that are due */
     }

@@ -1,11 +1,13 @@
 #!/bin/sh
 # The example server under real clients on loopback (ctest: example_server):
 # 1,000 idle keep-alive connections closed by their idle timers, and the
-# bad clients (silent, slowloris, garbage, half-close, reset, pipelined),
-# each close checked by examples/connprobe: never before it was due, none
-# left open, every answer right.  Then the server is stopped: it must
-# report no connection open and no timer pending.  Bounded: a few seconds,
-# every process stopped at the end.
+# bad clients (silent, slowloris, garbage, half-close, reset, pipelined,
+# deeper than the server's output), each close checked by
+# examples/connprobe: never before it was due, none left open, every
+# answer right.  Then the server is stopped: it must report no connection
+# open and no timer pending.  Then a second server, idle before its
+# clients and short of descriptors (below).  Bounded: a few seconds, every
+# process stopped at the end.
 #
 #   examples/server-test.sh path/to/server path/to/connprobe [SCHEME]
 server=$1
@@ -35,6 +37,7 @@ run() {
 }
 run --mode idle --conns 1000 --timeout-ms 200
 run --mode pipeline --conns 20 --timeout-ms 200
+run --mode pipeline --conns 5 --depth 300 --timeout-ms 200 # more answers than its output holds
 run --mode silent --conns 50 --timeout-ms 1000
 run --mode slowloris --conns 20 --timeout-ms 1000 --interval-ms 100
 run --mode garbage --conns 20
@@ -64,6 +67,42 @@ grep -q "open 0 " "$dir/out" && grep -q "timers pending 0," "$dir/out" &&
   ! grep -q "early [1-9]" "$dir/out" &&
   grep -q "at exit 0," "$dir/out" || {
   echo "server-test: connections or timers left behind" >&2
+  fails=$((fails + 1))
+}
+
+# A second server, short of descriptors (40: 34 for connections) and idle
+# for a while before its clients come, on 100 us ticks: its facility's
+# time trails the clock by that wait, more than the basic wheel's range
+# (4096 ticks), so a start must bring it to the clock first; and the
+# clients beyond the descriptors wait in the backlog until idle closes
+# free some, while the server sleeps (not spins) on its listening socket.
+rm -f "$dir/port"
+(ulimit -n 40 && exec "$server" --port 0 --port-file "$dir/port" --scheme "$scheme" \
+  --tick-us 100 --idle-ms 300 --header-ms 300 >"$dir/out2" 2>"$dir/err2") &
+spid=$!
+i=0
+while [ ! -s "$dir/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+port=$(cat "$dir/port" 2>/dev/null)
+if [ -z "$port" ]; then
+  echo "server-test: the second server did not start:" >&2
+  cat "$dir/err2" >&2
+  exit 1
+fi
+sleep 1
+run --mode silent --conns 5 --timeout-ms 300
+run --mode idle --conns 60 --timeout-ms 300
+kill -TERM "$spid"
+wait "$spid"
+rc=$?
+spid=
+cat "$dir/out2"
+# no connection closed for want of a timer; the accepts paused, and the
+# wake-ups a handful per connection, not a spin's hundreds of thousands
+wakeups=$(sed -n 's/.*wake-ups \([0-9]*\),.*/\1/p' "$dir/out2")
+[ "$rc" -eq 0 ] && grep -q "open 0 " "$dir/out2" && grep -q "for want of a timer 0," "$dir/out2" &&
+  ! grep -q "accepts paused 0," "$dir/out2" && [ "${wakeups:-999999}" -lt 5000 ] || {
+  echo "server-test: short of descriptors or idle first: wrong (exit $rc, wake-ups ${wakeups:-?})" >&2
+  cat "$dir/err2" >&2
   fails=$((fails + 1))
 }
 [ "$fails" -eq 0 ] && echo "server-test: $scheme: every close on time or later, none early, nothing left"

@@ -22,9 +22,16 @@
  * keep-alive) closes after the answer; anything else that is not a
  * request gets 400 and a close; a header over 4 KiB gets 431 and a close.
  *
+ * A connection that sends requests faster than it reads the answers is
+ * read no further until its answers have gone out (its timer still runs).
+ *
  * The loop is epoll_pwait2() with the clock layer's timeout in ns (rounded
  * up: no timer fires early; epoll_wait() in whole ms on kernels before
- * 5.11), one clock update per wake-up, and one tw_advance().  SIGUSR1
+ * 5.11), a clock update before the wait and after it, the events, and one
+ * tw_advance().  A timer that cannot be started (the basic wheel's range,
+ * or out of memory) closes its connection, which is counted: a connection
+ * without a timer would never be closed.  When descriptors run out, the
+ * listening socket is left alone until a connection closes.  SIGUSR1
  * prints the counters; SIGINT or SIGTERM closes every connection (stopping
  * its timer), prints them and exits 0.  --no-timers runs the same server
  * without any timer, for comparison.  (The time twheel takes per request
@@ -61,13 +68,19 @@ static const char reply_close[] = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r
 static const char bad[] = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
 static const char too_big[] = "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 0\r\n"
                               "Connection: close\r\n\r\n";
+/* Room for any answer: a request is served only when this much is left
+ * in the output. */
+#define ANSWER_MAX 128
+_Static_assert(sizeof reply - 1 <= ANSWER_MAX && sizeof reply_close - 1 <= ANSWER_MAX &&
+                   sizeof bad - 1 <= ANSWER_MAX && sizeof too_big - 1 <= ANSWER_MAX,
+               "every answer fits in ANSWER_MAX");
 
 struct conn {
     struct conn *next, *prev; /* every open connection, for the exit */
     int fd;
     int closing;            /* close once the output is written */
-    int bad;                /* ... for a bad request (400, 431) or a client
-                             * that does not read its answers */
+    int bad;                /* ... for a bad request (400, 431) */
+    uint32_t events;        /* the epoll events asked for */
     int phase;              /* the timer's role: PH_HEADER or PH_IDLE */
     uint64_t idle_ns;       /* the reading the idle timer counts from */
     struct tw_timer timer;
@@ -78,7 +91,7 @@ struct conn {
 
 static struct {
     uint64_t accepted, open, requests, wakeups, closed_idle, closed_header, closed_client,
-        closed_bad, closed_exit, max_open;
+        closed_bad, closed_exit, closed_timer, max_open, accept_paused;
 } st;
 
 enum { PH_HEADER, PH_IDLE };
@@ -100,7 +113,8 @@ static uint64_t late_n, late_early;
 
 static struct tw *tw;
 static struct tw_clock clk;
-static int ep;
+static int ep, lfd;
+static int accepting = 1; /* lfd in the epoll set (0: out of descriptors) */
 static struct conn conns; /* the list's head (its buffers unused) */
 
 /* The time on CLOCK_MONOTONIC, in ns: when an idle timer fires, against
@@ -136,13 +150,15 @@ static void print_counters(FILE *f)
             "server: accepted %llu, open %llu (max %llu), requests %llu, timers pending %zu, "
             "wake-ups %llu, closed by idle timer %llu, by header timer %llu, by client (or at "
             "its request) %llu, "
-            "bad requests %llu, at exit %llu, twheel memory %zu bytes\n",
+            "bad requests %llu, at exit %llu, for want of a timer %llu, accepts paused %llu, "
+            "twheel memory %zu bytes\n",
             (unsigned long long)st.accepted, (unsigned long long)st.open,
             (unsigned long long)st.max_open, (unsigned long long)st.requests,
             tw ? tw_count(tw) : (size_t)0, (unsigned long long)st.wakeups,
             (unsigned long long)st.closed_idle, (unsigned long long)st.closed_header,
             (unsigned long long)st.closed_client, (unsigned long long)st.closed_bad,
-            (unsigned long long)st.closed_exit, tw ? tw_memory(tw) : (size_t)0);
+            (unsigned long long)st.closed_exit, (unsigned long long)st.closed_timer,
+            (unsigned long long)st.accept_paused, tw ? tw_memory(tw) : (size_t)0);
     if (late_n)
         fprintf(f, "server: idle timers fired %llu, lateness as the server sees it: p50 %.2f ms, "
                    "p99 %.2f ms, max %.2f ms, early %llu\n",
@@ -157,16 +173,30 @@ static void print_counters(FILE *f)
  * from a fresh reading of the clock: a timeout counts from now, not from
  * the loop's wake-up, since a long batch of events (10,000 accepts in one)
  * must not shorten it.  tw_clock_start() counts from the clock's cached
- * reading; a reading is about 30 ns, a timer start a few.  Returns the
- * reading, in ns. */
-static uint64_t timer_start(struct conn *c, int phase)
+ * reading; a reading is about 30 ns, a timer start a few.  The basic
+ * wheel takes intervals up to its range from the facility's time, which
+ * trails the clock by the wait since the last advance: if it refuses,
+ * the facility is brought to the clock by tw_collect(), which runs no
+ * callback (the timers it finds due wait on its queue for the loop), and
+ * asked again.  Returns 0, or the error that leaves the connection with
+ * the timer it had: the caller closes it. */
+static int timer_start(struct conn *c, int phase)
 {
-    c->phase = phase;
-    if (opt.no_timers)
+    if (opt.no_timers) {
+        c->phase = phase;
         return 0;
+    }
+    uint64_t ns = TW_MSEC(phase == PH_IDLE ? opt.idle_ms : opt.header_ms);
     tw_clock_update(&clk);
-    tw_clock_start(&clk, tw, &c->timer, TW_MSEC(phase == PH_IDLE ? opt.idle_ms : opt.header_ms));
-    return tw_clock_now_ns(&clk);
+    int rc = tw_clock_start(&clk, tw, &c->timer, ns);
+    if (rc == TW_ERANGE && tw_collect(tw, tw_clock_now(&clk)) >= 0)
+        rc = tw_clock_start(&clk, tw, &c->timer, ns);
+    if (rc != 0)
+        return rc;
+    c->phase = phase;
+    if (phase == PH_IDLE)
+        c->idle_ns = tw_clock_now_ns(&clk);
+    return 0;
 }
 
 /* ------------------------------------------------------------- connections */
@@ -182,6 +212,27 @@ static void conn_close(struct conn *c, uint64_t *counter)
     (*counter)++;
     st.open--;
     free(c);
+    if (!accepting) { /* a descriptor is free again */
+        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &lfd};
+        accepting = epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev) == 0;
+    }
+}
+
+/* Ask epoll for what the connection can use now: its input while it takes
+ * requests and has room to answer them (a client that sends faster than
+ * it reads is read no further), its output while answers wait.  A call
+ * only when that changes. */
+static void watch(struct conn *c)
+{
+    uint32_t want = (c->out_len ? EPOLLOUT : 0u) |
+                    (!c->closing && c->in_len < IN_MAX && OUT_MAX - c->out_len >= ANSWER_MAX
+                         ? EPOLLIN
+                         : 0u);
+    if (want != c->events) {
+        struct epoll_event ev = {.events = want, .data.ptr = c};
+        epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev);
+        c->events = want;
+    }
 }
 
 static int on_readable(struct conn *c);
@@ -212,12 +263,9 @@ static void on_timer(struct tw *w, struct tw_timer *t)
     conn_close(c, &st.closed_idle);
 }
 
+/* Queue an answer: serve() has made sure that it fits. */
 static void queue_out(struct conn *c, const char *s, size_t n)
 {
-    if (c->out_len + n > OUT_MAX) { /* the client does not read: drop it */
-        c->closing = c->bad = 1;
-        return;
-    }
     memcpy(c->out + c->out_len, s, n);
     c->out_len += n;
 }
@@ -237,9 +285,10 @@ static int flush_out(struct conn *c)
     }
     if (c->out_off == c->out_len)
         c->out_len = c->out_off = 0;
-    struct epoll_event ev = {.events = EPOLLIN | (c->out_len ? EPOLLOUT : 0u), .data.ptr = c};
-    epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev);
-    return c->closing && c->out_len == 0 ? -1 : 0;
+    if (c->closing && c->out_len == 0)
+        return -1;
+    watch(c);
+    return 0;
 }
 
 /* Does the header name `name` (case-insensitive) have a value containing
@@ -260,10 +309,12 @@ static int header_has(const char *h, const char *end, const char *name, const ch
     return 0;
 }
 
-/* Answer every complete request in the input; 0, or -1 to close. */
-static int serve(struct conn *c)
+/* Answer the complete requests in the input, as many as the output has
+ * room for (the rest wait for it to drain).  Nothing once the connection
+ * is closing: its last answer is queued. */
+static void serve(struct conn *c)
 {
-    for (;;) {
+    while (!c->closing && OUT_MAX - c->out_len >= ANSWER_MAX) {
         char *end = memmem(c->in, c->in_len, "\r\n\r\n", 4);
         if (end == NULL) {
             if (c->in_len == IN_MAX) {
@@ -296,15 +347,16 @@ static int serve(struct conn *c)
         memmove(c->in, c->in + used, c->in_len - used);
         c->in_len -= used;
     }
-    return 0;
 }
 
 /* Read what has come, serve the whole requests, re-arm the timer; 1 if
- * that closed (and freed) c, else 0. */
+ * that closed (and freed) c, else 0.  Reads nothing once the connection is
+ * closing (its input is done with) or its input is full (it waits for
+ * room in the output). */
 static int on_readable(struct conn *c)
 {
     for (;;) {
-        if (c->in_len == IN_MAX)
+        if (c->in_len == IN_MAX || c->closing)
             break;
         ssize_t k = read(c->fd, c->in + c->in_len, IN_MAX - c->in_len);
         if (k < 0 && errno == EINTR)
@@ -320,27 +372,55 @@ static int on_readable(struct conn *c)
             break;
     }
     uint64_t before = st.requests;
-    serve(c);
-    /* A request is incomplete: the header clock runs from its first byte
-     * (this read), unless it already runs for this very request (from the
-     * accept, or from an earlier read). */
-    if (c->in_len > 0 && !c->closing && (c->phase == PH_IDLE || st.requests != before))
-        timer_start(c, PH_HEADER);
-    if (flush_out(c) < 0) {
-        conn_close(c, c->bad ? &st.closed_bad : &st.closed_client);
+    for (;;) {
+        uint64_t served = st.requests;
+        serve(c);
+        if (flush_out(c) < 0) {
+            conn_close(c, c->bad ? &st.closed_bad : &st.closed_client);
+            return 1;
+        }
+        /* The answers are out and requests may have waited for room for
+         * them (a client that pipelines many): serve those too. */
+        if (c->out_len > 0 || c->in_len == 0 || c->closing || st.requests == served)
+            break;
+    }
+    /* A request is incomplete (or waits for room to answer it): the
+     * header clock runs from its first byte (this read), unless it
+     * already runs for this very request (from the accept, or from an
+     * earlier read). */
+    if (c->in_len > 0 && !c->closing && (c->phase == PH_IDLE || st.requests != before) &&
+        timer_start(c, PH_HEADER) != 0) {
+        conn_close(c, &st.closed_timer);
         return 1;
     }
-    if (c->in_len == 0 && !c->closing)
-        c->idle_ns = timer_start(c, PH_IDLE); /* the keep-alive counts from the answer */
+    /* the keep-alive counts from the answer */
+    if (c->in_len == 0 && !c->closing && timer_start(c, PH_IDLE) != 0) {
+        conn_close(c, &st.closed_timer);
+        return 1;
+    }
     return 0;
 }
 
-static void on_accept(int lfd)
+static void on_accept(void)
 {
     for (;;) {
         int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0 && errno == EINTR)
+            continue;
+        if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+                       errno == ENOMEM)) {
+            /* Out of descriptors (or kernel memory): the backlog waits
+             * until a connection closes (conn_close()).  Left in the set,
+             * the listening socket, still readable, would wake every
+             * wait at once. */
+            if (epoll_ctl(ep, EPOLL_CTL_DEL, lfd, NULL) == 0) {
+                accepting = 0;
+                st.accept_paused++;
+            }
+            return;
+        }
         if (fd < 0)
-            return; /* EAGAIN, or out of descriptors: the backlog waits */
+            return; /* EAGAIN: none left; or the client gave up */
         struct conn *c = (long)st.open < opt.max_conns ? malloc(sizeof *c) : NULL;
         if (c == NULL) {
             close(fd);
@@ -348,6 +428,7 @@ static void on_accept(int lfd)
         }
         c->fd = fd;
         c->closing = c->bad = 0;
+        c->events = EPOLLIN;
         c->next = conns.next;
         c->prev = &conns;
         conns.next->prev = c;
@@ -361,7 +442,8 @@ static void on_accept(int lfd)
         st.accepted++;
         if (++st.open > st.max_open)
             st.max_open = st.open;
-        timer_start(c, PH_HEADER);
+        if (timer_start(c, PH_HEADER) != 0)
+            conn_close(c, &st.closed_timer);
     }
 }
 
@@ -439,6 +521,15 @@ static void parse(int argc, char **argv)
 int main(int argc, char **argv)
 {
     parse(argc, argv);
+    /* The signals go to a signalfd, blocked from the start: a script that
+     * signals as soon as the port file is written must not kill us. */
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGUSR1);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigprocmask(SIG_BLOCK, &mask, NULL);
+    signal(SIGPIPE, SIG_IGN);
     conns.next = conns.prev = &conns;
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
@@ -457,16 +548,18 @@ int main(int argc, char **argv)
         return 1;
     }
     /* A timeout beyond the scheme's range (wheel: MaxInterval ticks) would
-     * be refused at every start, and its connections never closed. */
+     * be refused at every start, and every connection closed at once.  A
+     * start from a reading part-way through a tick asks for one tick more
+     * than the timeout (the deadline is rounded up: never early). */
     uint64_t longest = opt.idle_ms > opt.header_ms ? opt.idle_ms : opt.header_ms;
-    if (!opt.no_timers && tw_clock_ticks(&clk, TW_MSEC(longest)) > tw_max_interval(tw)) {
+    if (!opt.no_timers && tw_clock_ticks(&clk, TW_MSEC(longest)) >= tw_max_interval(tw)) {
         fprintf(stderr, "server: --scheme %s holds timeouts up to %llu ticks of %llu us; "
                         "--idle-ms or --header-ms %llu is longer\n",
                 tw_scheme_name(opt.scheme), (unsigned long long)tw_max_interval(tw),
                 (unsigned long long)opt.tick_us, (unsigned long long)longest);
         return 2;
     }
-    int lfd = socket(strchr(opt.bind, ':') ? AF_INET6 : AF_INET,
+    lfd = socket(strchr(opt.bind, ':') ? AF_INET6 : AF_INET,
                      SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     int one = 1;
     setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -507,13 +600,6 @@ int main(int argc, char **argv)
             (unsigned long long)opt.idle_ms, (unsigned long long)opt.header_ms,
             (unsigned long long)opt.slack_ms, opt.no_timers ? ", no timers" : "");
 
-    sigset_t mask;
-    sigemptyset(&mask);
-    sigaddset(&mask, SIGUSR1);
-    sigaddset(&mask, SIGINT);
-    sigaddset(&mask, SIGTERM);
-    sigprocmask(SIG_BLOCK, &mask, NULL);
-    signal(SIGPIPE, SIG_IGN);
     int sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
     ep = epoll_create1(EPOLL_CLOEXEC);
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &lfd};
@@ -546,7 +632,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < n; i++) {
             void *p = evs[i].data.ptr;
             if (p == &lfd) {
-                on_accept(lfd);
+                on_accept();
             } else if (p == &sfd) {
                 struct signalfd_siginfo si;
                 while (read(sfd, &si, sizeof si) == sizeof si) {
@@ -562,16 +648,26 @@ int main(int argc, char **argv)
                         conn_close(c, c->bad ? &st.closed_bad : &st.closed_client);
                         continue;
                     }
+                    /* answers gone: serve the requests that waited for room */
+                    if (c->out_len == 0 && c->in_len > 0 && !(evs[i].events & EPOLLIN) &&
+                        on_readable(c))
+                        continue;
                 }
                 if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
                     on_readable(c);
             }
         }
-        if (!opt.no_timers)
+        if (!opt.no_timers) {
             tw_advance(tw, tw_clock_now(&clk));
+            /* the timers a start's tw_collect() found due (timer_start()) */
+            struct tw_timer *t;
+            while ((t = tw_get_expired(tw)) != NULL)
+                on_timer(tw, t);
+        }
     }
     /* close every connection: their timers are stopped, none is left */
     close(lfd);
+    accepting = 1; /* no descriptor is wanted back for it */
     while (conns.next != &conns)
         conn_close(conns.next, &st.closed_exit);
     print_counters(stdout);

@@ -57,20 +57,32 @@ int main(void)
     if (tw_service_create(&svc, &cfg) != 0)
         return 1;
     struct request *reqs = calloc(THREADS * PER_THREAD, sizeof *reqs);
-    if (reqs == NULL)
+    if (reqs == NULL) {
+        tw_service_destroy(svc); /* cancels the service and joins its workers */
         return 1;
+    }
     for (int i = 0; i < THREADS * PER_THREAD; i++)
         reqs[i].id = i;
     pthread_t th[THREADS];
     struct pool_thread pt[THREADS];
-    for (int k = 0; k < THREADS; k++) {
+    int started = 0;
+    for (; started < THREADS; started++) {
+        int k = started;
         pt[k] = (struct pool_thread){svc, reqs, k * PER_THREAD, PER_THREAD, 0};
-        pthread_create(&th[k], NULL, serve, &pt[k]);
+        if (pthread_create(&th[k], NULL, serve, &pt[k]) != 0)
+            break; /* the threads started still run: join them, then fail */
     }
     int answered = 0;
-    for (int k = 0; k < THREADS; k++) {
+    for (int k = 0; k < started; k++) {
         pthread_join(th[k], NULL);
         answered += pt[k].answered;
+    }
+    if (started < THREADS) {
+        /* their deadlines may still fire: no callback runs once the
+         * destroy (a cancelling shutdown) returns */
+        tw_service_destroy(svc);
+        free(reqs);
+        return 1;
     }
     /* Let the deadlines left fire; when the drain returns no callback
      * runs any more, so the requests may go. */

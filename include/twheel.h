@@ -462,6 +462,7 @@ TW_EXTERN int tw_check(struct tw *tw, char *msg, size_t len);
  *     tw_clock_create(&tw, NULL, &clk);                        starts at now
  *     tw_clock_start(&clk, tw, &conn->idle, TW_SEC(30));
  *     for (;;) {
+ *         tw_clock_update(&clk);                     the wait counts from now
  *         int n = epoll_wait(ep, evs, 64, tw_clock_timeout_ms(&clk, tw));
  *         tw_clock_update(&clk);
  *         ... handle the n events ...
