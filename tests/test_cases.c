@@ -1937,6 +1937,68 @@ static void case_idle_links_are_callers(struct ctx *c)
     ASSERT_OK(tw_destroy(tw));
 }
 
+/* One TTL's timers started at successive ticks (one of them re-armed to
+ * the back), all due by one advance (form 0) or one collect (form 1):
+ * every one fires once, and in start order where the scheme promises it
+ * for one TTL -- deadline order (here start order), Lawn's queues, the
+ * hybrid's queued TTL (hinted to a queue from its first start). */
+static void case_ttl_start_order(struct ctx *c)
+{
+    enum { N = 12 };
+    CREATE(tw);
+    struct ttimer t[N];
+    for (int i = 0; i < N; i++)
+        tt_init(&t[i], i);
+    const tw_time_t T = cap_interval(tw, 500);
+    int ordered = scheme_fifo(c->scheme) == 2 || scheme_takes_hints(c->scheme);
+    if (scheme_takes_hints(c->scheme))
+        ASSERT_OK(tw_ttl_hint(tw, T, TW_TTL_QUEUE));
+    for (int form = 0; form < 2; form++) {
+        tw_time_t t0 = tw_now(tw);
+        int expect[N], ne = 0;
+        test_log_reset();
+        for (int i = 0; i < N; i++) {
+            ASSERT_EQ_INT(tw_advance(tw, sat_add(t0, (tw_time_t)i)), 0);
+            ASSERT_OK(tw_start(tw, &t[i].node, T));
+            if (i != 1)
+                expect[ne++] = i;
+            if (i == 5) {
+                ASSERT_OK(tw_start(tw, &t[1].node, T)); /* to the back */
+                expect[ne++] = 1;
+            }
+        }
+        ASSERT_CHECK(tw);
+        tw_time_t now = tw_now(tw);
+        tw_time_t by = fire_by(c, now, sat_add(now, T), now);
+        int got[N], ng = 0;
+        if (form == 0) {
+            ASSERT_EQ_INT(tw_advance(tw, by), N);
+            for (int i = 0; i < test_log.n && ng < N; i++)
+                got[ng++] = test_log.ids[i];
+        } else {
+            ASSERT_EQ_INT(tw_collect(tw, by), N);
+            struct tw_timer *x;
+            while ((x = tw_get_expired(tw)) != NULL && ng < N)
+                got[ng++] = tt_of(x)->id;
+        }
+        ASSERT_EQ_INT(ng, N);
+        int seen[N] = {0};
+        for (int i = 0; i < N; i++) {
+            ASSERT_TRUE(got[i] >= 0 && got[i] < N && !seen[got[i]]);
+            seen[got[i]] = 1;
+            if (ordered && got[i] != expect[i]) {
+                test_fail(__FILE__, __LINE__,
+                          "form %d: position %d fired timer %d, expected %d (one TTL's start order)",
+                          form, i, got[i], expect[i]);
+                return;
+            }
+        }
+        ASSERT_EQ_U64(tw_count(tw), 0);
+        ASSERT_CHECK(tw);
+    }
+    ASSERT_OK(tw_destroy(tw));
+}
+
 const struct test_case test_suite_cases[] = {
     {"zero_interval", case_zero_interval, 1},
     {"past_deadline", case_past_deadline, 1},
@@ -1958,6 +2020,7 @@ const struct test_case test_suite_cases[] = {
     {"cb_next_expiry_inside", case_cb_next_expiry_inside, 1},
     {"backwards", case_backwards, 1},
     {"fifo_equal_deadlines", case_fifo_equal_deadlines, 1},
+    {"ttl_start_order", case_ttl_start_order, 1},
     {"due_started_first", case_due_started_first, 1},
     {"stop_idle_and_twice", case_stop_idle_and_twice, 1},
     {"idle_links_are_callers", case_idle_links_are_callers, 1},
