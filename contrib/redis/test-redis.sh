@@ -519,6 +519,29 @@ EOF
   done
   stop "$P"
 
+  # DUMP payloads (testdata/*.dump, the heap scheme): a key whose time is
+  # near the end of time (from a server whose clock was there) leases up
+  # to the last time a key may hold, and survives a reload; values that no
+  # command can make are refused, the server up
+  start payloads
+  P=$PORT
+  local d
+  d=$(dirname "$0")/testdata
+  expect "restore a key at the end of time" OK "$(redis-cli -p "$P" -x restore far 0 <"$d/far-time.dump")"
+  expect "a lease from the end of time" "$(printf 'job\npayload')" \
+    "$(redis-cli -p "$P" tw.pop far LEASE 1000)"
+  expect "the lease ends at the last time" 9223372036854775807 "$(redis-cli -p "$P" tw.deadline far job)"
+  expect "reloaded with its lease" OK "$(redis-cli -p "$P" debug reload)"
+  expect "the lease after the reload" 9223372036854775807 "$(redis-cli -p "$P" tw.deadline far job)"
+  expect "a good payload" OK "$(redis-cli -p "$P" -x restore good 0 <"$d/good-ready.dump")"
+  for k in no-timer encoding-0 scheme-nul leased-undelivered; do
+    expect_match "refused: $k" 'Bad data format' \
+      "$(redis-cli -p "$P" -x restore "$k" 0 <"$d/bad-$k.dump" 2>&1)"
+    expect "nothing left of $k" 0 "$(redis-cli -p "$P" exists "$k")"
+  done
+  expect "the server up after them" PONG "$(redis-cli -p "$P" ping)"
+  stop "$P"
+
   # an RDB of a newer encoding: refused with a clear message, no crash
   if command -v python3 >/dev/null; then
     start newer --rdbchecksum no

@@ -1190,9 +1190,12 @@ static long long pop_key(RedisModuleCtx *ctx, RedisModuleString *name, RedisModu
         return -1;
     uint64_t until = 0;
     if (a->lease) {
-        until = tw_now(q->tw) + a->lease;
-        if (until < now + a->lease)
-            until = now + a->lease; /* the key's time may trail the clock */
+        /* From the key's time or the clock, the later (the key's time may
+         * trail the clock, or lead it in a key from another server),
+         * saturated at the last time a key may hold: a lease past it
+         * would make the key one its own DUMP and RDB cannot restore. */
+        uint64_t from = tw_now(q->tw) > now ? tw_now(q->tw) : now;
+        until = a->lease < TQ_MAX_DEADLINE - from ? from + a->lease : TQ_MAX_DEADLINE;
     }
     long long k = take_ready(ctx, name, q, a->count, until);
     after_write(ctx, name, key, q, k > 0 ? "tw.pop" : NULL);
@@ -1395,7 +1398,8 @@ static int tq_rdb_load_entry(RedisModuleIO *io, int encver, struct tq *q, uint64
               (encver < 2 && state > TQ_LEASED) || (policy && (st != TQ_PENDING ||
               period == 0 || flags == 0 || flags > 3 || (deliveries == 0) == ((flags & 2) != 0))) ||
               idlen == 0 || idlen > TQ_MAX_ID || plen > UINT32_MAX || deadline > TQ_MAX_DEADLINE ||
-              period > TQ_MAX_DEADLINE || index_find(q, id, idlen);
+              period > TQ_MAX_DEADLINE || (st == TQ_LEASED && deliveries == 0) ||
+              index_find(q, id, idlen);
     if (!bad) {
         struct tq_entry *e = entry_new(id, idlen, p, plen, policy, period);
         e->deliveries = (uint8_t)(deliveries < UINT8_MAX ? deliveries : UINT8_MAX);
@@ -1432,6 +1436,11 @@ static int tq_rdb_load_entry(RedisModuleIO *io, int encver, struct tq *q, uint64
 
 static void *tq_rdb_load(RedisModuleIO *io, int encver)
 {
+    if (encver < 1) {
+        RedisModule_LogIOError(io, "warning", "twredis: encoding %d of timers is none that "
+                               "twredis writes", encver);
+        return NULL;
+    }
     if (encver > TQ_ENCVER) {
         RedisModule_LogIOError(io, "warning", "twredis: this RDB file holds timers in encoding "
                                "%d, written by a newer twredis; this one reads up to %d", encver,
@@ -1444,7 +1453,7 @@ static void *tq_rdb_load(RedisModuleIO *io, int encver)
         return NULL;
     char sname[32];
     int scheme = -1;
-    if (n < sizeof sname) {
+    if (n < sizeof sname && memchr(name, '\0', n) == NULL) {
         memcpy(sname, name, n);
         sname[n] = '\0';
         scheme = tw_scheme_from_name(sname);
@@ -1456,6 +1465,10 @@ static void *tq_rdb_load(RedisModuleIO *io, int encver)
         return NULL;
     if (now > TQ_MAX_DEADLINE) { /* a time no command could have set */
         RedisModule_LogIOError(io, "warning", "twredis: a key's time is out of range");
+        return NULL;
+    }
+    if (count == 0) { /* a key is deleted with its last timer */
+        RedisModule_LogIOError(io, "warning", "twredis: a key holds no timer");
         return NULL;
     }
     struct tq *q = scheme_ok(scheme) ? tq_new((enum tw_scheme)scheme, now) : NULL;
