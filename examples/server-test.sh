@@ -20,17 +20,25 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
-"$server" --port 0 --port-file "$dir/port" --scheme "$scheme" --idle-ms 200 \
-  --header-ms 1000 >"$dir/out" 2>"$dir/err" &
-spid=$!
-i=0
-while [ ! -s "$dir/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-port=$(cat "$dir/port" 2>/dev/null)
-if [ -z "$port" ]; then
-  echo "server-test: the server did not start:" >&2
-  cat "$dir/err" >&2
-  exit 1
-fi
+# start_server NOFILE OUT ERR [server options...]: the server in the
+# background (spid), under a descriptor limit unless NOFILE is empty, its
+# port in $port once it listens
+start_server() {
+  local nofile=$1 out=$2 err=$3 i=0
+  shift 3
+  rm -f "$dir/port"
+  (if [ -n "$nofile" ]; then ulimit -n "$nofile" || exit 1; fi
+    exec "$server" --port 0 --port-file "$dir/port" --scheme "$scheme" "$@" >"$out" 2>"$err") &
+  spid=$!
+  while [ ! -s "$dir/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+  port=$(cat "$dir/port" 2>/dev/null)
+  if [ -z "$port" ]; then
+    echo "server-test: the server did not start:" >&2
+    cat "$err" >&2
+    exit 1
+  fi
+}
+start_server "" "$dir/out" "$dir/err" --idle-ms 200 --header-ms 1000
 fails=0
 run() {
   "$probe" --port "$port" "$@" || fails=$((fails + 1))
@@ -76,18 +84,7 @@ grep -q "open 0 " "$dir/out" && grep -q "timers pending 0," "$dir/out" &&
 # (4096 ticks), so a start must bring it to the clock first; and the
 # clients beyond the descriptors wait in the backlog until idle closes
 # free some, while the server sleeps (not spins) on its listening socket.
-rm -f "$dir/port"
-(ulimit -n 40 && exec "$server" --port 0 --port-file "$dir/port" --scheme "$scheme" \
-  --tick-us 100 --idle-ms 300 --header-ms 300 >"$dir/out2" 2>"$dir/err2") &
-spid=$!
-i=0
-while [ ! -s "$dir/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-port=$(cat "$dir/port" 2>/dev/null)
-if [ -z "$port" ]; then
-  echo "server-test: the second server did not start:" >&2
-  cat "$dir/err2" >&2
-  exit 1
-fi
+start_server 40 "$dir/out2" "$dir/err2" --tick-us 100 --idle-ms 300 --header-ms 300
 sleep 1
 run --mode silent --conns 5 --timeout-ms 300
 run --mode idle --conns 60 --timeout-ms 300
