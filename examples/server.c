@@ -27,13 +27,15 @@
  *
  * The loop is epoll_pwait2() with the clock layer's timeout in ns (rounded
  * up: no timer fires early; epoll_wait() in whole ms on kernels before
- * 5.11), a clock update before the wait and after it, the events, and one
- * tw_advance().  A timer that cannot be started (the basic wheel's range,
- * or out of memory) closes its connection, which is counted: a connection
- * without a timer would never be closed.  When descriptors run out, the
- * listening socket is left alone until a connection closes.  SIGUSR1
- * prints the counters; SIGINT or SIGTERM closes every connection (stopping
- * its timer), prints them and exits 0.  --no-timers runs the same server
+ * 5.11), a clock update before the wait and after it, the events, then
+ * the timers due: tw_collect() and tw_get_expired(), the pull form, so
+ * that no callback runs inside tw_advance().  A timer that cannot be
+ * started (the basic wheel's range, or out of memory) closes its
+ * connection, which is counted: a connection without a timer would never
+ * be closed.  When descriptors run out, the listening socket is left
+ * alone until a connection closes, or for 100 ms.  SIGUSR1 prints the
+ * counters; SIGINT or SIGTERM closes every connection (stopping its
+ * timer), prints them and exits 0.  --no-timers runs the same server
  * without any timer, for comparison.  (The time twheel takes per request
  * is counted, in instructions, by scripts/server-bench.sh under callgrind:
  * the server does not time itself.)
@@ -175,22 +177,29 @@ static void print_counters(FILE *f)
  * must not shorten it.  tw_clock_start() counts from the clock's cached
  * reading; a reading is about 30 ns, a timer start a few.  The basic
  * wheel takes intervals up to its range from the facility's time, which
- * trails the clock by the wait since the last advance: if it refuses,
+ * trails the clock by the wait since the last collect: if it refuses,
  * the facility is brought to the clock by tw_collect(), which runs no
  * callback (the timers it finds due wait on its queue for the loop), and
- * asked again.  Returns 0, or the error that leaves the connection with
- * the timer it had: the caller closes it. */
+ * asked again.  The loop runs the timers through that queue too, never
+ * from inside tw_advance(), so that a start from a timer's callback may
+ * collect as well.  Returns 0, or the error that leaves the connection
+ * with the timer it had: the caller closes it. */
+static int arm(struct tw_timer *t, uint64_t ns)
+{
+    tw_clock_update(&clk);
+    int rc = tw_clock_start(&clk, tw, t, ns);
+    if (rc == TW_ERANGE && tw_collect(tw, tw_clock_now(&clk)) >= 0)
+        rc = tw_clock_start(&clk, tw, t, ns);
+    return rc;
+}
+
 static int timer_start(struct conn *c, int phase)
 {
     if (opt.no_timers) {
         c->phase = phase;
         return 0;
     }
-    uint64_t ns = TW_MSEC(phase == PH_IDLE ? opt.idle_ms : opt.header_ms);
-    tw_clock_update(&clk);
-    int rc = tw_clock_start(&clk, tw, &c->timer, ns);
-    if (rc == TW_ERANGE && tw_collect(tw, tw_clock_now(&clk)) >= 0)
-        rc = tw_clock_start(&clk, tw, &c->timer, ns);
+    int rc = arm(&c->timer, TW_MSEC(phase == PH_IDLE ? opt.idle_ms : opt.header_ms));
     if (rc != 0)
         return rc;
     c->phase = phase;
@@ -200,6 +209,28 @@ static int timer_start(struct conn *c, int phase)
 }
 
 /* ------------------------------------------------------------- connections */
+
+/* The listening socket back in the epoll set, if it was taken out. */
+static void resume_accepting(void)
+{
+    if (!accepting) {
+        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &lfd};
+        accepting = epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev) == 0;
+    }
+}
+
+/* While accepts are paused, a try again every ACCEPT_RETRY_MS, for when
+ * no connection of ours will close (the descriptors are held elsewhere,
+ * or the kernel was short of memory). */
+#define ACCEPT_RETRY_MS 100
+static struct tw_timer accept_retry;
+
+static void on_accept_retry(struct tw *w, struct tw_timer *t)
+{
+    (void)w;
+    (void)t;
+    resume_accepting();
+}
 
 static void conn_close(struct conn *c, uint64_t *counter)
 {
@@ -212,10 +243,7 @@ static void conn_close(struct conn *c, uint64_t *counter)
     (*counter)++;
     st.open--;
     free(c);
-    if (!accepting) { /* a descriptor is free again */
-        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &lfd};
-        accepting = epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev) == 0;
-    }
+    resume_accepting(); /* a descriptor is free again */
 }
 
 /* Ask epoll for what the connection can use now: its input while it takes
@@ -410,10 +438,14 @@ static void on_accept(void)
         if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
                        errno == ENOMEM)) {
             /* Out of descriptors (or kernel memory): the backlog waits
-             * until a connection closes (conn_close()).  Left in the set,
-             * the listening socket, still readable, would wake every
-             * wait at once. */
-            if (epoll_ctl(ep, EPOLL_CTL_DEL, lfd, NULL) == 0) {
+             * until a connection closes (conn_close()), or for a retry.
+             * Left in the set, the listening socket, still readable,
+             * would wake every wait at once.  Without timers there is no
+             * retry: it stays in the set unless a close will bring it
+             * back. */
+            if ((!opt.no_timers || st.open > 0) &&
+                (opt.no_timers || arm(&accept_retry, TW_MSEC(ACCEPT_RETRY_MS)) == 0) &&
+                epoll_ctl(ep, EPOLL_CTL_DEL, lfd, NULL) == 0) {
                 accepting = 0;
                 st.accept_paused++;
             }
@@ -547,6 +579,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "server: %s\n", tw_strerror(rc));
         return 1;
     }
+    tw_timer_init(&accept_retry, on_accept_retry);
     /* A timeout beyond the scheme's range (wheel: MaxInterval ticks) would
      * be refused at every start, and every connection closed at once.  A
      * start from a reading part-way through a tick asks for one tick more
@@ -658,16 +691,24 @@ int main(int argc, char **argv)
             }
         }
         if (!opt.no_timers) {
-            tw_advance(tw, tw_clock_now(&clk));
-            /* the timers a start's tw_collect() found due (timer_start()) */
+            /* the timers due, and those a start's tw_collect() found due
+             * (arm()), through the pull form: their callbacks run here,
+             * not inside tw_advance(), so that they may collect too */
+            tw_collect(tw, tw_clock_now(&clk));
             struct tw_timer *t;
-            while ((t = tw_get_expired(tw)) != NULL)
-                on_timer(tw, t);
+            while ((t = tw_get_expired(tw)) != NULL) {
+                if (t == &accept_retry)
+                    on_accept_retry(tw, t);
+                else
+                    on_timer(tw, t);
+            }
         }
     }
     /* close every connection: their timers are stopped, none is left */
     close(lfd);
     accepting = 1; /* no descriptor is wanted back for it */
+    if (!opt.no_timers)
+        tw_stop(tw, &accept_retry);
     while (conns.next != &conns)
         conn_close(conns.next, &st.closed_exit);
     print_counters(stdout);
