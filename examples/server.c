@@ -438,14 +438,12 @@ static void on_accept(void)
         if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
                        errno == ENOMEM)) {
             /* Out of descriptors (or kernel memory): the backlog waits
-             * until a connection closes (conn_close()), or for a retry.
-             * Left in the set, the listening socket, still readable,
-             * would wake every wait at once.  Without timers there is no
-             * retry: it stays in the set unless a close will bring it
-             * back. */
-            if ((!opt.no_timers || st.open > 0) &&
-                (opt.no_timers || arm(&accept_retry, TW_MSEC(ACCEPT_RETRY_MS)) == 0) &&
-                epoll_ctl(ep, EPOLL_CTL_DEL, lfd, NULL) == 0) {
+             * until a connection closes (conn_close()) or the retry timer
+             * fires.  Left in the set, the listening socket, still
+             * readable, would wake every wait at once; taken out with
+             * neither to bring it back, it would never return. */
+            int retry = !opt.no_timers && arm(&accept_retry, TW_MSEC(ACCEPT_RETRY_MS)) == 0;
+            if ((retry || st.open > 0) && epoll_ctl(ep, EPOLL_CTL_DEL, lfd, NULL) == 0) {
                 accepting = 0;
                 st.accept_paused++;
             }
