@@ -26,6 +26,18 @@
  * re-arm other timers, and try the calls that must be refused from inside a
  * callback (tw_advance, tw_collect, tw_destroy: TW_EBUSY).
  *
+ * The last NPERIODIC timers are periodic (struct tw_periodic), a third with
+ * each missed-run policy, started, restarted and stopped by the same
+ * stream.  The model keeps each one's grid: at an expiry at `now` of the
+ * point `due`, m = (now - due) / period points were passed over; BURST
+ * goes on at due + period (due again at once: one per advance), SKIP at
+ * the first point after now and reports m, DELAY reports m and goes on at
+ * now + period when m > 0 (else due + period); the count grows by m + 1;
+ * a next point past the end of time leaves the timer idle.  The callback
+ * must find the timer re-armed there, and it must not fire again in the
+ * same advance.  Handed out by tw_get_expired() it is idle, and the
+ * caller may re-arm it on its grid.
+ *
  * Each run starts the clock at 0, near 2^32, near 2^63 or near 2^64 (the
  * runner's start clocks), with the scheme's default tables and, for the
  * schemes that have tables, with small ones that wrap all the time; the
@@ -37,15 +49,21 @@
 #include <string.h>
 
 #define NTIMERS 64
+#define NPERIODIC 9 /* the last ones: three per policy */
 
 enum mstate { M_IDLE, M_PENDING, M_QUEUED };
 
 struct diff;
 
 struct mtimer {
-    struct tw_timer node;
+    struct tw_timer node;       /* plain timers */
+    struct tw_periodic per;     /* periodic ones: their node is per.tw_timer */
     struct diff *d;
     int idx;
+    int periodic;
+    enum tw_missed policy;
+    tw_time_t period;
+    uint64_t pcount;            /* the model's tw_periodic_count() */
     enum mstate state;
     tw_time_t deadline;
     tw_time_t start_now;        /* model clock when it was (re)armed */
@@ -73,13 +91,23 @@ struct diff {
     long fired_in_advance;
     int ne_valid;               /* ne: the last tw_next_expiry() answer */
     tw_time_t ne;
-    unsigned long stat_fired, stat_ops, stat_erange, stat_busy;
+    unsigned long stat_fired, stat_periodic, stat_missed, stat_ops, stat_erange, stat_busy;
     struct mtimer t[NTIMERS];
 };
 
-static struct mtimer *mt_of(struct tw_timer *t)
+static struct tw_timer *node_of(struct mtimer *m)
 {
-    return tw_container_of(t, struct mtimer, node);
+    return m->periodic ? &m->per.tw_timer : &m->node;
+}
+
+/* The model timer of a node the facility handed out, or NULL if it is none
+ * of the run's (a search: a periodic node is not at `node`). */
+static struct mtimer *mt_find(struct diff *d, struct tw_timer *t)
+{
+    for (int i = 0; i < NTIMERS; i++)
+        if (node_of(&d->t[i]) == t)
+            return &d->t[i];
+    return NULL;
 }
 
 /* ------------------------------------------------------------ generators */
@@ -130,6 +158,20 @@ static tw_time_t gen_interval(struct diff *d)
             iv = rng_below(&d->r, d->maxi + 1);
     }
     return iv;
+}
+
+/* A periodic timer's period: mostly short, so that it comes round many
+ * times in a run; now and then 0 (refused) or any interval. */
+static tw_time_t gen_period(struct diff *d)
+{
+    uint64_t p = rng_below(&d->r, 100);
+    if (p < 3)
+        return 0;
+    if (p < 55)
+        return 1 + rng_below(&d->r, 64);
+    if (p < 80)
+        return 1 + rng_below(&d->r, 5000);
+    return gen_interval(d);
 }
 
 static tw_time_t gen_deadline(struct diff *d)
@@ -230,8 +272,39 @@ static int expect_arm(const struct diff *d, tw_time_t deadline)
     return 0;
 }
 
+/* Start a periodic timer on the grid first, first + period, ...: through
+ * tw_periodic_start() when first is one period from now, else (or now and
+ * then anyway) through tw_periodic_start_at(). */
+static void do_periodic_at(struct diff *d, struct mtimer *m, tw_time_t first, tw_time_t period)
+{
+    int expect = period == 0 ? TW_EINVAL : period > d->maxi ? TW_ERANGE : expect_arm(d, first);
+    int rc;
+    if (first == sat_add(d->now, period) && rng_pct(&d->r, 70))
+        rc = tw_periodic_start(d->tw, &m->per, period);
+    else
+        rc = tw_periodic_start_at(d->tw, &m->per, first, period);
+    ASSERT_EQ_RC(rc, expect);
+    if (rc == 0) {
+        arm_model(d, m, first);
+        m->period = period;
+        m->pcount = 0;
+    } else {
+        d->stat_erange++;
+    }
+}
+
+static void do_periodic(struct diff *d, struct mtimer *m)
+{
+    tw_time_t period = gen_period(d);
+    do_periodic_at(d, m, sat_add(d->now, period), period);
+}
+
 static void do_start(struct diff *d, struct mtimer *m, tw_time_t interval)
 {
+    if (m->periodic) {
+        do_periodic(d, m);
+        return;
+    }
     tw_time_t deadline = sat_add(d->now, interval);
     int expect = expect_arm(d, deadline);
     int rc = tw_start(d->tw, &m->node, interval);
@@ -244,6 +317,10 @@ static void do_start(struct diff *d, struct mtimer *m, tw_time_t interval)
 
 static void do_start_at(struct diff *d, struct mtimer *m, tw_time_t deadline)
 {
+    if (m->periodic) {
+        do_periodic_at(d, m, deadline, gen_period(d));
+        return;
+    }
     int expect = expect_arm(d, deadline);
     int rc = tw_start_at(d->tw, &m->node, deadline);
     ASSERT_EQ_RC(rc, expect);
@@ -256,7 +333,7 @@ static void do_start_at(struct diff *d, struct mtimer *m, tw_time_t deadline)
 static void do_stop(struct diff *d, struct mtimer *m)
 {
     int expect = m->state != M_IDLE;
-    int rc = tw_stop(d->tw, &m->node);
+    int rc = m->periodic ? tw_periodic_stop(d->tw, &m->per) : tw_stop(d->tw, &m->node);
     ASSERT_EQ_RC(rc, expect);
     if (m->state != M_IDLE)
         d->count--;
@@ -270,7 +347,7 @@ static void do_stop(struct diff *d, struct mtimer *m)
  * mostly lands in the slot the timer is in. */
 static void do_nudge(struct diff *d, struct mtimer *m)
 {
-    if (m->state != M_PENDING || m->deadline <= d->now || m->deadline == TW_TIME_MAX) {
+    if (m->periodic || m->state != M_PENDING || m->deadline <= d->now || m->deadline == TW_TIME_MAX) {
         do_start(d, m, gen_interval(d));
         return;
     }
@@ -318,10 +395,10 @@ static void cb_act(struct diff *d, struct mtimer *self)
     }
 }
 
-static void diff_cb(struct tw *tw, struct tw_timer *t)
+/* A timer fires in an advance: may it?  (Counted either way; a failure is
+ * recorded, and the caller returns on it.) */
+static void check_fire(struct tw *tw, struct diff *d, struct mtimer *m)
 {
-    struct mtimer *m = mt_of(t);
-    struct diff *d = m->d;
     d->fired_in_advance++;
     ASSERT_TRUE(d->in_advance);
     ASSERT_EQ_PTR(tw, d->tw);
@@ -335,8 +412,8 @@ static void diff_cb(struct tw *tw, struct tw_timer *t)
     }
     if (m->touched) {
         test_fail(__FILE__, __LINE__,
-                  "timer %d fired although a callback of this advance stopped or re-armed "
-                  "it (model state %d, deadline %" PRIu64 ")",
+                  "timer %d fired although this advance stopped or re-armed it (model "
+                  "state %d, deadline %" PRIu64 ")",
                   m->idx, (int)m->state, m->deadline);
         return;
     }
@@ -344,16 +421,66 @@ static void diff_cb(struct tw *tw, struct tw_timer *t)
         test_fail(__FILE__, __LINE__, "timer %d fired twice in one advance", m->idx);
         return;
     }
-    ASSERT_EQ_INT(tw_timer_pending(t), 0);
-    ASSERT_EQ_U64(tw_timer_deadline(t), m->deadline);
     ASSERT_LE_U64(m->deadline, d->adv_now); /* never early */
     m->fired_now = 1;
     m->fired++;
+    d->stat_fired++;
+}
+
+static void diff_cb(struct tw *tw, struct tw_timer *t)
+{
+    struct mtimer *m = tw_container_of(t, struct mtimer, node);
+    struct diff *d = m->d;
+    check_fire(tw, d, m);
+    RETURN_IF_FAILED();
+    ASSERT_EQ_INT(tw_timer_pending(t), 0);
+    ASSERT_EQ_U64(tw_timer_deadline(t), m->deadline);
     m->state = M_IDLE;
     d->count--;
-    d->stat_fired++;
     ASSERT_EQ_U64(tw_count(tw), d->count);
     if (!d->quiet && rng_pct(&d->r, 30))
+        cb_act(d, m);
+}
+
+/* A periodic timer fires: the model works out where its grid goes on (see
+ * the top of the file) and finds it there. */
+static void periodic_cb(struct tw *tw, struct tw_periodic *p, uint64_t missed)
+{
+    struct mtimer *m = tw_container_of(p, struct mtimer, per);
+    struct diff *d = m->d;
+    check_fire(tw, d, m);
+    RETURN_IF_FAILED();
+    tw_time_t due = m->deadline, now = d->adv_now, P = m->period;
+    uint64_t passed = (now - due) / P, k = 1;
+    tw_time_t base = due;
+    if (m->policy == TW_MISSED_SKIP)
+        k = passed + 1;
+    else if (m->policy == TW_MISSED_DELAY && passed > 0)
+        base = now;
+    if (m->policy == TW_MISSED_BURST)
+        passed = 0;
+    /* the next point, if it is not past the end of time */
+    int next = k != 0 && k <= (TW_TIME_MAX - base) / P;
+    ASSERT_EQ_U64(missed, passed);
+    d->stat_periodic++;
+    d->stat_missed += passed != 0;
+    m->pcount = sat_add(m->pcount, sat_add(passed, 1));
+    if (next) {
+        m->deadline = base + k * P;
+        m->start_now = now;
+        m->touched = 1; /* due again at once (BURST): not in this advance */
+    } else {
+        m->state = M_IDLE;
+        d->count--;
+    }
+    ASSERT_EQ_INT(tw_periodic_pending(p), next);
+    if (next)
+        ASSERT_EQ_U64(tw_periodic_next(p), m->deadline);
+    ASSERT_EQ_U64(tw_periodic_count(p), m->pcount);
+    ASSERT_EQ_U64(tw_count(tw), d->count);
+    if (d->quiet)
+        do_stop(d, m); /* the final drain: BURST would catch up for ever */
+    else if (rng_pct(&d->r, 30))
         cb_act(d, m);
 }
 
@@ -429,8 +556,8 @@ static void do_drain(struct diff *d, size_t k)
                 }
             return;
         }
-        struct mtimer *m = mt_of(t);
-        ASSERT_TRUE(m >= d->t && m < d->t + NTIMERS);
+        struct mtimer *m = mt_find(d, t);
+        ASSERT_NOT_NULL(m);
         if (m->state != M_QUEUED) {
             test_fail(__FILE__, __LINE__,
                       "tw_get_expired() handed out timer %d which the model has in state %d",
@@ -443,6 +570,11 @@ static void do_drain(struct diff *d, size_t k)
         m->fired++;
         d->count--;
         d->stat_fired++;
+        /* handed out idle: the caller goes on with its grid, or not */
+        if (m->periodic && m->deadline <= TW_TIME_MAX - m->period && rng_pct(&d->r, 50)) {
+            do_periodic_at(d, m, m->deadline + m->period, m->period);
+            RETURN_IF_FAILED();
+        }
     }
 }
 
@@ -474,8 +606,8 @@ static void do_collect(struct diff *d, tw_time_t to)
     int64_t got = 0;
     struct tw_timer *t;
     while ((t = tw_get_expired(d->tw)) != NULL) {
-        struct mtimer *m = mt_of(t);
-        ASSERT_TRUE(m >= d->t && m < d->t + NTIMERS);
+        struct mtimer *m = mt_find(d, t);
+        ASSERT_NOT_NULL(m);
         if (!m->eligible || m->fired_now) {
             test_fail(__FILE__, __LINE__,
                       "tw_get_expired() handed out timer %d (deadline %" PRIu64
@@ -503,19 +635,26 @@ static void verify(struct diff *d)
     ASSERT_EQ_U64(tw_now(tw), d->now);
     ASSERT_EQ_U64(tw_count(tw), d->count);
     for (int i = 0; i < NTIMERS; i++) {
-        const struct mtimer *m = &d->t[i];
-        if (tw_timer_pending(&m->node) != (m->state != M_IDLE)) {
+        struct mtimer *m = &d->t[i];
+        const struct tw_timer *node = node_of(m);
+        if (tw_timer_pending(node) != (m->state != M_IDLE)) {
             test_fail(__FILE__, __LINE__,
                       "timer %d: tw_timer_pending() is %d, model state %d (deadline %" PRIu64
                       ")",
-                      i, tw_timer_pending(&m->node), (int)m->state, m->deadline);
+                      i, tw_timer_pending(node), (int)m->state, m->deadline);
             return;
         }
-        if (m->state != M_IDLE && tw_timer_deadline(&m->node) != m->deadline) {
+        if (m->state != M_IDLE && tw_timer_deadline(node) != m->deadline) {
             test_fail(__FILE__, __LINE__,
                       "timer %d: tw_timer_deadline() is %" PRIu64 ", model %" PRIu64, i,
-                      tw_timer_deadline(&m->node), m->deadline);
+                      tw_timer_deadline(node), m->deadline);
             return;
+        }
+        if (m->periodic) {
+            ASSERT_EQ_INT(tw_periodic_pending(&m->per), m->state != M_IDLE);
+            if (m->state != M_IDLE)
+                ASSERT_EQ_U64(tw_periodic_next(&m->per), m->deadline);
+            ASSERT_EQ_U64(tw_periodic_count(&m->per), m->pcount);
         }
     }
     tw_time_t ne = 0xdeadbeef, mn = 0, ml = 0;
@@ -558,9 +697,18 @@ static void run_one(struct ctx *c, struct diff *d, const struct tw_config *cfg)
         ASSERT_EQ_RC(tw_ttl_hint(d->tw, 0, TW_TTL_QUEUE), TW_EINVAL);
     }
     for (int i = 0; i < NTIMERS; i++) {
-        d->t[i].d = d;
-        d->t[i].idx = i;
-        tw_timer_init(&d->t[i].node, diff_cb);
+        struct mtimer *m = &d->t[i];
+        m->d = d;
+        m->idx = i;
+        if (i < NTIMERS - NPERIODIC) {
+            tw_timer_init(&m->node, diff_cb);
+        } else {
+            static const enum tw_missed policies[] = {TW_MISSED_BURST, TW_MISSED_SKIP,
+                                                      TW_MISSED_DELAY};
+            m->periodic = 1;
+            m->policy = policies[i % 3];
+            ASSERT_OK(tw_periodic_init(&m->per, periodic_cb, m->policy));
+        }
     }
     c->step = 0;
     verify(d);
@@ -625,10 +773,11 @@ static void run_one(struct ctx *c, struct diff *d, const struct tw_config *cfg)
     ASSERT_OK(tw_destroy(d->tw));
     d->tw = NULL;
     if (test_verbose)
-        printf("  %s start %#" PRIx64 " %s seed %" PRIu64 ": %lu ops, %lu fired, "
-               "%lu ERANGE, %lu EBUSY rounds, clock at the end %#" PRIx64 "\n",
+        printf("  %s start %#" PRIx64 " %s seed %" PRIu64 ": %lu ops, %lu fired (%lu "
+               "periodic, %lu of them after missed points), %lu refused, %lu EBUSY "
+               "rounds, clock at the end %#" PRIx64 "\n",
                c->scheme_name, c->start, c->variant, c->seed, d->stat_ops, d->stat_fired,
-               d->stat_erange, d->stat_busy, last_now);
+               d->stat_periodic, d->stat_missed, d->stat_erange, d->stat_busy, last_now);
 }
 
 static void case_differential(struct ctx *c)
