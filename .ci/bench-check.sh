@@ -145,7 +145,8 @@ if sv.get("status") == "ok":
                   "service %s T=%s n=%s: a value is not finite and positive" % (c.get("target"), c.get("threads"), c.get("n")))
         else:
             check(c.get("status") == "limit", "service %s: status %r" % (c.get("target"), c.get("status")))
-    for t in ("facility", "refwheel", "service", "service_at", "locked", "heap", "posix", "timerfd"):
+    for t in ("facility", "refwheel", "service", "service_at", "service_restart", "locked", "heap",
+              "heap_key", "posix", "timerfd"):
         check(any(c.get("target") == t for c in cells), "service: target %s missing" % t)
 else:
     fail.append("service not run: %s" % sv.get("status"))

@@ -713,7 +713,7 @@ static void html_tail(FILE *f)
                     t + 1 < svcres.ntargets ? ";" : ".");
         fprintf(f, "</p>\n<div class=\"scroll\"><table><tr><th>target</th><th>T</th>");
         for (int i = 0; i < svcres.npts; i++)
-            fprintf(f, "<th>%s</th>", fmt_n(svcres.n[i], nb, sizeof nb));
+            fprintf(f, "<th>n = %s</th>", fmt_n(svcres.n[i], nb, sizeof nb));
         fprintf(f, "</tr>\n");
         for (int t = 0; t < svcres.ntargets; t++)
             for (int h = 0; h < SVC_THREADS; h++) {

@@ -10,7 +10,7 @@
  * own and starts it again an hour out (one operation: stop + start).  The
  * figure is operations per second over all threads, and the latency of
  * every 16th operation (p50, p99: each timed with CLOCK_MONOTONIC, a
- * clock read of the figure: 32 ns on the AMD VM of docs/service.md).
+ * clock read of the figure: 27 ns on the AMD VM of docs/service.md).
  * Targets:
  *
  *   service     tw_service, S shards (default 2: the cores), a lock each
@@ -18,10 +18,16 @@
  *               (tw_service_start_at) from a reading the thread takes
  *               once per 64 operations, as an event loop reads its clock
  *               once per pass
+ *   service_restart  the same as service, the stop + start one call,
+ *               tw_service_restart (one lock round trip, not two)
  *   locked      one facility (hierarchical) behind one mutex, the clock
  *               read under it: the service with a single global lock
  *   heap        a binary heap behind one mutex, with a condition variable
  *               and a worker thread: the hand-written timer thread
+ *   heap_key    the same thread with libev's heap: each deadline beside
+ *               its pointer in the array, and the stop + start one
+ *               change of the key in place under one lock (as
+ *               ev_timer_again): the strongest mutex + heap
  *   ordered     the ordered list (Scheme 2) behind one mutex: Appendix B's
  *               "common structure tied up" for O(n) per start
  *   posix       a POSIX timer per timer (timer_create, SIGEV_NONE):
@@ -113,6 +119,9 @@ struct target {
     void *(*setup)(size_t n, unsigned threads);
     void (*op)(void *st, size_t i, uint64_t *seed);
     void (*teardown)(void *st, size_t n);
+    /* Run by each producer on its timers [lo, hi) before the clock starts,
+     * or NULL. */
+    void (*prepare)(void *st, size_t lo, size_t hi);
 };
 
 /* service */
@@ -188,6 +197,26 @@ static void svc_at_op(void *p, size_t i, uint64_t *seed)
     if (tw_service_start_at(st->svc, &st->t[i], at_base + HOUR_NS + spread(rnd(seed)),
                             NULL) != 0)
         die("tw_service_start_at (a scheme whose range is shorter than an hour?)");
+}
+/* The set-up thread started every timer, so all are on its shard; a stop
+ * + start places an idle timer by the calling thread: each producer first
+ * moves its timers to its own shard, where a program's threads start
+ * theirs (a restart keeps a timer where it is, and would otherwise make
+ * every producer take the one shard's lock). */
+static void svc_prepare(void *p, size_t lo, size_t hi)
+{
+    struct svc_st *st = p;
+    for (size_t i = lo; i < hi; i++) {
+        tw_service_stop(st->svc, &st->t[i], 0);
+        if (tw_service_start(st->svc, &st->t[i], HOUR_NS + spread(i), NULL) != 0)
+            die("tw_service_start (a scheme whose range is shorter than an hour?)");
+    }
+}
+static void svc_restart_op(void *p, size_t i, uint64_t *seed)
+{
+    struct svc_st *st = p;
+    if (tw_service_restart(st->svc, &st->t[i], HOUR_NS + spread(rnd(seed)), 0, NULL) != 1)
+        die("tw_service_restart (a timer not pending?)");
 }
 static void svc_teardown(void *p, size_t n)
 {
@@ -455,6 +484,139 @@ static void heap_teardown(void *p, size_t n)
     free(s);
 }
 
+/* The stronger heap thread: deadlines in the array beside the pointers,
+ * so that a sift compares without touching the timers, and a restart that
+ * changes a key in place (the hole moves, the entry is written once). */
+struct kentry {
+    uint64_t due;
+    struct knode *x;
+};
+struct knode {
+    size_t idx; /* position in the heap + 1; 0: not in it */
+};
+struct kheap_st {
+    pthread_mutex_t m;
+    pthread_cond_t cv;
+    struct kentry *h;
+    struct knode *nodes;
+    size_t len;
+    int quit;
+    pthread_t worker;
+};
+static void kput(struct kheap_st *s, size_t i, struct kentry e)
+{
+    s->h[i] = e;
+    e.x->idx = i + 1;
+}
+/* Entry e into the hole at i, moving toward the root or the leaves. */
+static void kup(struct kheap_st *s, size_t i, struct kentry e)
+{
+    while (i > 0 && s->h[(i - 1) / 2].due > e.due) {
+        kput(s, i, s->h[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    kput(s, i, e);
+}
+static void kdown(struct kheap_st *s, size_t i, struct kentry e)
+{
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= s->len)
+            break;
+        if (c + 1 < s->len && s->h[c + 1].due < s->h[c].due)
+            c++;
+        if (s->h[c].due >= e.due)
+            break;
+        kput(s, i, s->h[c]);
+        i = c;
+    }
+    kput(s, i, e);
+}
+static void kset(struct kheap_st *s, size_t i, struct kentry e)
+{
+    if (i > 0 && s->h[(i - 1) / 2].due > e.due)
+        kup(s, i, e);
+    else
+        kdown(s, i, e);
+}
+static void *kheap_worker(void *p)
+{
+    struct kheap_st *s = p;
+    pthread_mutex_lock(&s->m);
+    while (!s->quit) {
+        if (s->len == 0) {
+            pthread_cond_wait(&s->cv, &s->m);
+            continue;
+        }
+        uint64_t due = s->h[0].due, now = now_ns();
+        if (due > now) {
+            struct timespec ts = {(time_t)(due / 1000000000u), (long)(due % 1000000000u)};
+            pthread_cond_timedwait(&s->cv, &s->m, &ts);
+            continue;
+        }
+        s->h[0].x->idx = 0;
+        if (--s->len > 0)
+            kdown(s, 0, s->h[s->len]);
+    }
+    pthread_mutex_unlock(&s->m);
+    return NULL;
+}
+/* Start or restart x at due: one lock, one sift. */
+static void kheap_start(struct kheap_st *s, struct knode *x, uint64_t due)
+{
+    struct kentry e = {due, x};
+    pthread_mutex_lock(&s->m);
+    if (x->idx) {
+        kset(s, x->idx - 1, e);
+    } else {
+        s->len++;
+        kup(s, s->len - 1, e);
+    }
+    if (x->idx == 1)
+        pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->m);
+}
+static void *kheap_setup(size_t n, unsigned threads)
+{
+    (void)threads;
+    struct kheap_st *s = calloc(1, sizeof *s);
+    if (!s)
+        die("out of memory");
+    pthread_mutex_init(&s->m, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->cv, &ca);
+    s->h = calloc(n ? n : 1, sizeof *s->h);
+    s->nodes = calloc(n ? n : 1, sizeof *s->nodes);
+    if (!s->h || !s->nodes)
+        die("out of memory");
+    if (pthread_create(&s->worker, NULL, kheap_worker, s) != 0)
+        die("pthread_create");
+    uint64_t now = now_ns();
+    for (size_t i = 0; i < n; i++)
+        kheap_start(s, &s->nodes[i], now + HOUR_NS + spread(i));
+    return s;
+}
+static void kheap_op(void *p, size_t i, uint64_t *seed)
+{
+    struct kheap_st *s = p;
+    kheap_start(s, &s->nodes[i], now_ns() + HOUR_NS + spread(rnd(seed)));
+}
+static void kheap_teardown(void *p, size_t n)
+{
+    (void)n;
+    struct kheap_st *s = p;
+    pthread_mutex_lock(&s->m);
+    s->quit = 1;
+    pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->m);
+    pthread_join(s->worker, NULL);
+    free(s->h);
+    free(s->nodes);
+    free(s);
+}
+
 /* POSIX timers */
 struct posix_st {
     timer_t *t;
@@ -710,24 +872,30 @@ static void ibox_teardown(void *p, size_t n)
 
 static struct target targets[] = {
     {"facility", "the bare single-threaded facility", (size_t)-1, 1, facility_setup,
-     facility_op, locked_teardown},
+     facility_op, locked_teardown, NULL},
     {"refwheel", "the lean reference wheel (bench/refwheel.c), bare", (size_t)-1, 1,
-     rw_setup, rw_op, rw_teardown},
+     rw_setup, rw_op, rw_teardown, NULL},
     {"service", "tw_service, 2 shards, placement by thread, each start after an interval "
-     "(a clock read)", (size_t)-1, 0, svc_setup, svc_op, svc_teardown},
+     "(a clock read)", (size_t)-1, 0, svc_setup, svc_op, svc_teardown, svc_prepare},
     {"service_at", "the same, each start at a time on the clock from a reading taken once "
-     "per 64 operations", (size_t)-1, 0, svc_setup, svc_at_op, svc_teardown},
+     "per 64 operations", (size_t)-1, 0, svc_setup, svc_at_op, svc_teardown, svc_prepare},
+    {"service_restart", "the same as service, the stop + start one call "
+     "(tw_service_restart)", (size_t)-1, 0, svc_setup, svc_restart_op, svc_teardown,
+     svc_prepare},
     {"inbox", "a lock-free inbox per shard, drained by its worker (the design not chosen)",
-     (size_t)-1, 0, ibox_setup, ibox_op, ibox_teardown},
+     (size_t)-1, 0, ibox_setup, ibox_op, ibox_teardown, NULL},
     {"locked", "one facility behind one mutex, the clock read under it", (size_t)-1, 0,
-     locked_setup, locked_op, locked_teardown},
+     locked_setup, locked_op, locked_teardown, NULL},
     {"heap", "a mutex + binary heap + condition variable thread", (size_t)-1, 0, heap_setup,
-     heap_op, heap_teardown},
+     heap_op, heap_teardown, NULL},
+    {"heap_key", "the same with libev's heap: deadlines beside the pointers, a restart "
+     "re-keyed in place under one lock", (size_t)-1, 0, kheap_setup, kheap_op, kheap_teardown,
+     NULL},
     {"ordered", "the ordered list (Scheme 2) behind one mutex", 10000, 0, ordered_setup,
-     locked_op, locked_teardown},
+     locked_op, locked_teardown, NULL},
     {"posix", "a POSIX timer per timer (timer_create)", 1000000, 0, posix_setup, posix_op,
-     posix_teardown},
-    {"timerfd", "a timerfd per timer", 1000000, 0, tfd_setup, tfd_op, tfd_teardown},
+     posix_teardown, NULL},
+    {"timerfd", "a timerfd per timer", 1000000, 0, tfd_setup, tfd_op, tfd_teardown, NULL},
 };
 #define NTARGETS (sizeof targets / sizeof targets[0])
 
@@ -750,6 +918,8 @@ static void *producer(void *p)
     struct worker_arg *w = p;
     uint64_t seed = w->seed;
     size_t span = w->hi - w->lo;
+    if (w->tg->prepare)
+        w->tg->prepare(w->st, w->lo, w->hi);
     pthread_barrier_wait(w->bar);
     uint64_t end = now_ns() + w->ms * 1000000u, ops = 0;
     for (;;) {
@@ -1155,7 +1325,8 @@ int main(int argc, char **argv)
 {
     double thr[8] = {1, 2, 4, 8}, ns[8] = {1e3, 1e4, 1e5, 1e6};
     int nthr = 4, nn = 4;
-    const char *tlist = "facility,refwheel,service,service_at,inbox,locked,heap,ordered,posix,timerfd";
+    const char *tlist = "facility,refwheel,service,service_at,service_restart,inbox,locked,heap,"
+                        "heap_key,ordered,posix,timerfd";
     uint64_t ms = 300;
     size_t nlate = 100000;
     for (int a = 1; a < argc; a++) {
@@ -1203,8 +1374,8 @@ int main(int argc, char **argv)
                     "             [--lateness N]\n"
                     "  --threads   producer threads (default 1,2,4,8)\n"
                     "  --n         pending timers (default 1e3,1e4,1e5,1e6)\n"
-                    "  --target    facility,refwheel,service,service_at,inbox,locked,heap,\n"
-                    "              ordered,posix,timerfd (default all)\n"
+                    "  --target    facility,refwheel,service,service_at,service_restart,inbox,\n"
+                    "              locked,heap,heap_key,ordered,posix,timerfd (default all)\n"
                     "  --ms        milliseconds per cell (default 300)\n"
                     "  --shards    the service's shards (default 2)\n"
                     "  --placement the service's placement: timer, thread, ttl (default thread)\n"
