@@ -30,10 +30,11 @@
  * each missed-run policy, started, restarted and stopped by the same
  * stream.  The model keeps each one's grid: at an expiry at `now` of the
  * point `due`, m = (now - due) / period points were passed over; BURST
- * goes on at due + period (due again at once: one per advance), SKIP at
- * the first point after now and reports m, DELAY reports m and goes on at
- * now + period when m > 0 (else due + period); the count grows by m + 1;
- * a next point past the end of time leaves the timer idle.  The callback
+ * reports 0, counts 1 and goes on at due + period (due again at once when
+ * m > 0: one per advance), SKIP reports and counts m + 1 and goes on at
+ * the first point after now, DELAY does the same but goes on at now +
+ * period when m > 0 (else due + period); a next point past the end of
+ * time leaves the timer idle.  The callback
  * must find the timer re-armed there, and it must not fire again in the
  * same advance.  Handed out by tw_get_expired() it is idle, and the
  * caller may re-arm it on its grid.
@@ -383,7 +384,7 @@ static void cb_act(struct diff *d, struct mtimer *self)
         do_start_at(d, pick(d), gen_deadline(d));
         break;
     case 4:
-        do_stop(d, self); /* idle already: 0 */
+        do_stop(d, self); /* a one-shot is idle already (0), a periodic one re-armed (1) */
         break;
     default:
         d->stat_busy++;
@@ -454,13 +455,14 @@ static void periodic_cb(struct tw *tw, struct tw_periodic *p, uint64_t missed)
     uint64_t passed = (now - due) / P, k = 1;
     tw_time_t base = due;
     if (m->policy == TW_MISSED_SKIP)
-        k = passed + 1;
+        k = passed + 1; /* 0 if passed is 2^64 - 1: no next point */
     else if (m->policy == TW_MISSED_DELAY && passed > 0)
         base = now;
     if (m->policy == TW_MISSED_BURST)
         passed = 0;
-    /* the next point, if it is not past the end of time */
-    int next = k != 0 && k <= (TW_TIME_MAX - base) / P;
+    /* the next point, base + k * P, if neither the product nor the sum
+     * passes the end of time */
+    int next = k != 0 && k <= TW_TIME_MAX / P && base <= TW_TIME_MAX - k * P;
     ASSERT_EQ_U64(missed, passed);
     d->stat_periodic++;
     d->stat_missed += passed != 0;
@@ -468,7 +470,7 @@ static void periodic_cb(struct tw *tw, struct tw_periodic *p, uint64_t missed)
     if (next) {
         m->deadline = base + k * P;
         m->start_now = now;
-        m->touched = 1; /* due again at once (BURST): not in this advance */
+        m->touched = 1; /* maybe due again at once (BURST): not in this advance */
     } else {
         m->state = M_IDLE;
         d->count--;
@@ -622,6 +624,10 @@ static void do_collect(struct diff *d, tw_time_t to)
         d->count--;
         d->stat_fired++;
         got++;
+        if (m->periodic && m->deadline <= TW_TIME_MAX - m->period && rng_pct(&d->r, 50)) {
+            do_periodic_at(d, m, m->deadline + m->period, m->period); /* on its grid */
+            RETURN_IF_FAILED();
+        }
     }
     ASSERT_EQ_INT(got, rc);
     end_expiry(d, to);
