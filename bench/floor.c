@@ -19,6 +19,9 @@
  *             in L1 (twfloor --stores K, default 8: about what the pushes,
  *             pops and return addresses of two calls with stack frames
  *             store)
+ *   clock     the bare loop plus a clock_gettime(CLOCK_MONOTONIC) per
+ *             operation, as a start after an interval reads the clock;
+ *             beside it the clock read alone, in a loop of its own
  *   library   tw_stop + tw_start on a facility of the chosen scheme
  *
  * and prints ns per operation for each, the median of --reps windows, with
@@ -29,7 +32,10 @@
  * stores, an operation takes decides how many overlap (x86 commits stores
  * in order, so a store that hits L1 still waits behind one to a cold
  * line).  The padded and stores loops show both effects on the bare list
- * work alone.
+ * work alone.  The clock loop shows a third: where the clock source is
+ * read with an ordered rdtsc (a fence before it: the vDSO's on kvm-clock
+ * and on the TSC), each read waits for the misses before it, so that no
+ * two operations' misses overlap.
  *
  *   twfloor [--n N] [--ops K] [--reps R] [--scheme NAME] [--pad K] [--stores K]
  *
@@ -125,7 +131,7 @@ static void fill_ops(uint32_t *idx, uint32_t *ivl, uint64_t ops, size_t n, uint6
 /* The bare loop; pad dependent adds, or `stores` stores that hit L1, per
  * operation. */
 static double bare_window(struct bare *v, struct link *h, const uint32_t *idx, const uint32_t *ivl,
-                          uint64_t ops, int pad, int stores)
+                          uint64_t ops, int pad, int stores, int clock)
 {
     volatile uint64_t sink[16];
     uint64_t t0 = now_ns();
@@ -138,9 +144,22 @@ static double bare_window(struct bare *v, struct link *h, const uint32_t *idx, c
             __asm__ volatile("add $1, %%r8" ::: "r8");
         for (int z = 0; z < stores; z++)
             sink[z & 15] = k;
+        if (clock)
+            sink[0] = now_ns();
         link_tail(&h[ivl[k] % LISTS], &x->l);
     }
     (void)sink[0];
+    return (double)(now_ns() - t0) / (double)ops;
+}
+
+/* The clock read alone: ns per clock_gettime(CLOCK_MONOTONIC). */
+static double clock_window(uint64_t ops)
+{
+    volatile uint64_t sink = 0;
+    uint64_t t0 = now_ns();
+    for (uint64_t k = 0; k < ops; k++)
+        sink = now_ns();
+    (void)sink;
     return (double)(now_ns() - t0) / (double)ops;
 }
 
@@ -277,24 +296,28 @@ int main(int argc, char **argv)
     }
     free(perm);
 
-    double wb[REPS_MAX], wp[REPS_MAX], ws[REPS_MAX], wl[REPS_MAX];
+    double wb[REPS_MAX], wp[REPS_MAX], ws[REPS_MAX], wc[REPS_MAX], wk[REPS_MAX], wl[REPS_MAX];
     for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
         fill_ops(idx, ivl, ops, n, 0x1000u + (uint64_t)(r + 1));
-        double b = bare_window(v, h, idx, ivl, ops, 0, 0);
-        double p = bare_window(v, h, idx, ivl, ops, pad, 0);
-        double st = bare_window(v, h, idx, ivl, ops, 0, stores);
+        double b = bare_window(v, h, idx, ivl, ops, 0, 0, 0);
+        double p = bare_window(v, h, idx, ivl, ops, pad, 0, 0);
+        double st = bare_window(v, h, idx, ivl, ops, 0, stores, 0);
+        double c = bare_window(v, h, idx, ivl, ops, 0, 0, 1);
+        double k = clock_window(ops);
         double l = lib_window(tw, u, idx, ivl, ops);
         if (r >= 0) {
             wb[r] = b;
             wp[r] = p;
             ws[r] = st;
+            wc[r] = c;
+            wk[r] = k;
             wl[r] = l;
         }
     }
     if (tw_count(tw) != n || tw_check(tw, NULL, 0) != 0)
         die("the facility is not as it should be after the windows");
     double mb = median(wb, reps), mp = median(wp, reps), ms = median(ws, reps);
-    double ml = median(wl, reps);
+    double mc = median(wc, reps), mk = median(wk, reps), ml = median(wl, reps);
     printf("twfloor: n = %zu, %llu ops per window, median of %d windows (ns per stop + start)\n",
            n, (unsigned long long)ops, reps);
     char what[64];
@@ -303,6 +326,8 @@ int main(int argc, char **argv)
     printf("  %-34s %8.1f   %.2fx bare\n", what, mp, mp / mb);
     snprintf(what, sizeof what, "bare + %d stores that hit L1", stores);
     printf("  %-34s %8.1f   %.2fx bare\n", what, ms, ms / mb);
+    printf("  %-34s %8.1f   %.2fx bare (the read alone: %.1f)\n", "bare + a clock read", mc,
+           mc / mb, mk);
     snprintf(what, sizeof what, "tw_stop + tw_start, %s", tw_scheme_name((enum tw_scheme)sch));
     printf("  %-34s %8.1f   %.2fx bare\n", what, ml, ml / mb);
     tw_destroy(tw);
