@@ -358,6 +358,32 @@ struct heap_st {
     uint64_t *late;
     atomic_size_t nlate;
 };
+/* What both heap threads share: a mutex and a condition variable on
+ * CLOCK_MONOTONIC, their timers (n padded lines, zeroed), and the worker's
+ * stop. */
+static void heap_sync_init(pthread_mutex_t *m, pthread_cond_t *cv)
+{
+    pthread_mutex_init(m, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(cv, &ca);
+}
+static void *heap_timers(size_t n, size_t size)
+{
+    void *v = aligned_alloc(TIMER_LINE, (n ? n : 1) * size);
+    if (!v)
+        die("out of memory");
+    return memset(v, 0, (n ? n : 1) * size);
+}
+static void heap_worker_stop(pthread_mutex_t *m, pthread_cond_t *cv, int *quit, pthread_t w)
+{
+    pthread_mutex_lock(m);
+    *quit = 1;
+    pthread_cond_signal(cv);
+    pthread_mutex_unlock(m);
+    pthread_join(w, NULL);
+}
 static void hswap(struct heap_st *s, size_t a, size_t b)
 {
     struct hnode *x = s->h[a];
@@ -435,16 +461,11 @@ static struct heap_st *heap_make(size_t n)
     struct heap_st *s = calloc(1, sizeof *s);
     if (!s)
         die("out of memory");
-    pthread_mutex_init(&s->m, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->cv, &ca);
+    heap_sync_init(&s->m, &s->cv);
     s->h = calloc(n ? n : 1, sizeof *s->h);
-    s->nodes = aligned_alloc(TIMER_LINE, (n ? n : 1) * sizeof *s->nodes);
-    if (!s->h || !s->nodes)
+    s->nodes = heap_timers(n, sizeof *s->nodes);
+    if (!s->h)
         die("out of memory");
-    memset(s->nodes, 0, (n ? n : 1) * sizeof *s->nodes);
     if (pthread_create(&s->worker, NULL, heap_worker, s) != 0)
         die("pthread_create");
     return s;
@@ -482,11 +503,7 @@ static void heap_teardown(void *p, size_t n)
 {
     (void)n;
     struct heap_st *s = p;
-    pthread_mutex_lock(&s->m);
-    s->quit = 1;
-    pthread_cond_signal(&s->cv);
-    pthread_mutex_unlock(&s->m);
-    pthread_join(s->worker, NULL);
+    heap_worker_stop(&s->m, &s->cv, &s->quit, s->worker);
     free(s->h);
     free(s->nodes);
     free(s);
@@ -595,16 +612,11 @@ static void *kheap_setup(size_t n, unsigned threads)
     struct kheap_st *s = calloc(1, sizeof *s);
     if (!s)
         die("out of memory");
-    pthread_mutex_init(&s->m, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->cv, &ca);
+    heap_sync_init(&s->m, &s->cv);
     s->h = calloc(n ? n : 1, sizeof *s->h);
-    s->nodes = aligned_alloc(TIMER_LINE, (n ? n : 1) * sizeof *s->nodes);
-    if (!s->h || !s->nodes)
+    s->nodes = heap_timers(n, sizeof *s->nodes);
+    if (!s->h)
         die("out of memory");
-    memset(s->nodes, 0, (n ? n : 1) * sizeof *s->nodes);
     if (pthread_create(&s->worker, NULL, kheap_worker, s) != 0)
         die("pthread_create");
     uint64_t now = now_ns();
@@ -621,11 +633,7 @@ static void kheap_teardown(void *p, size_t n)
 {
     (void)n;
     struct kheap_st *s = p;
-    pthread_mutex_lock(&s->m);
-    s->quit = 1;
-    pthread_cond_signal(&s->cv);
-    pthread_mutex_unlock(&s->m);
-    pthread_join(s->worker, NULL);
+    heap_worker_stop(&s->m, &s->cv, &s->quit, s->worker);
     free(s->h);
     free(s->nodes);
     free(s);
