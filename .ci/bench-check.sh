@@ -146,7 +146,7 @@ if sv.get("status") == "ok":
         else:
             check(c.get("status") == "limit", "service %s: status %r" % (c.get("target"), c.get("status")))
     for t in ("facility", "refwheel", "service", "service_at", "service_restart", "locked", "heap",
-              "heap_key", "posix", "timerfd"):
+              "heap_key", "heap_key_at", "posix", "timerfd"):
         check(any(c.get("target") == t for c in cells), "service: target %s missing" % t)
 else:
     fail.append("service not run: %s" % sv.get("status"))

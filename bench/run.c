@@ -332,7 +332,7 @@ void run_fig9(void)
  * twsvc's alone). */
 static const char *const svc_names[] = {
     "facility", "refwheel", "service", "service_at", "service_restart", "locked",
-    "heap",     "heap_key", "ordered", "posix",      "timerfd"};
+    "heap",     "heap_key", "heap_key_at", "ordered", "posix",  "timerfd"};
 _Static_assert(sizeof svc_names / sizeof svc_names[0] <= SVC_TARGETS_MAX,
                "SVC_TARGETS_MAX holds the service workload's targets");
 

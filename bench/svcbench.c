@@ -28,6 +28,8 @@
  *               beside its pointer in the array, and the stop + start one
  *               change of the key in place under one lock (as
  *               ev_timer_again): the strongest mutex + heap
+ *   heap_key_at the same, each start at a time from a clock reading taken
+ *               once per 64 operations (as service_at)
  * Both heaps' timers are padded to 64 bytes, the size of the service's.
  *   ordered     the ordered list (Scheme 2) behind one mutex: Appendix B's
  *               "common structure tied up" for O(n) per start
@@ -629,6 +631,17 @@ static void kheap_op(void *p, size_t i, uint64_t *seed)
     struct kheap_st *s = p;
     kheap_start(s, &s->nodes[i], now_ns() + HOUR_NS + spread(rnd(seed)));
 }
+/* The same, each start at a time from a clock reading the thread takes
+ * once per 64 operations, as service_at's. */
+static void kheap_at_op(void *p, size_t i, uint64_t *seed)
+{
+    struct kheap_st *s = p;
+    if (at_left-- == 0) {
+        at_base = now_ns();
+        at_left = 63;
+    }
+    kheap_start(s, &s->nodes[i], at_base + HOUR_NS + spread(rnd(seed)));
+}
 static void kheap_teardown(void *p, size_t n)
 {
     (void)n;
@@ -913,6 +926,8 @@ static struct target targets[] = {
     {"heap_key", "the same with libev's heap: 4-ary, deadlines beside the pointers, a "
      "restart re-keyed in place under one lock", (size_t)-1, 0, kheap_setup, kheap_op, kheap_teardown,
      NULL},
+    {"heap_key_at", "the same, each start at a time from a reading taken once per 64 "
+     "operations", (size_t)-1, 0, kheap_setup, kheap_at_op, kheap_teardown, NULL},
     {"ordered", "the ordered list (Scheme 2) behind one mutex", 10000, 0, ordered_setup,
      locked_op, locked_teardown, NULL},
     {"posix", "a POSIX timer per timer (timer_create)", 1000000, 0, posix_setup, posix_op,
@@ -1348,7 +1363,7 @@ int main(int argc, char **argv)
     double thr[8] = {1, 2, 4, 8}, ns[8] = {1e3, 1e4, 1e5, 1e6};
     int nthr = 4, nn = 4;
     const char *tlist = "facility,refwheel,service,service_at,service_restart,inbox,locked,heap,"
-                        "heap_key,ordered,posix,timerfd";
+                        "heap_key,heap_key_at,ordered,posix,timerfd";
     uint64_t ms = 300;
     size_t nlate = 100000;
     for (int a = 1; a < argc; a++) {
@@ -1397,7 +1412,8 @@ int main(int argc, char **argv)
                     "  --threads   producer threads (default 1,2,4,8)\n"
                     "  --n         pending timers (default 1e3,1e4,1e5,1e6)\n"
                     "  --target    facility,refwheel,service,service_at,service_restart,inbox,\n"
-                    "              locked,heap,heap_key,ordered,posix,timerfd (default all)\n"
+                    "              locked,heap,heap_key,heap_key_at,ordered,posix,timerfd\n"
+                    "              (default all)\n"
                     "  --ms        milliseconds per cell (default 300)\n"
                     "  --shards    the service's shards (default 2)\n"
                     "  --placement the service's placement: timer, thread, ttl (default thread)\n"
