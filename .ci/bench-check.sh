@@ -145,8 +145,8 @@ if sv.get("status") == "ok":
                   "service %s T=%s n=%s: a value is not finite and positive" % (c.get("target"), c.get("threads"), c.get("n")))
         else:
             check(c.get("status") == "limit", "service %s: status %r" % (c.get("target"), c.get("status")))
-    for t in ("facility", "refwheel", "service", "service_at", "service_restart", "locked", "heap",
-              "heap_key", "heap_key_at", "posix", "timerfd"):
+    for t in ("facility", "refwheel", "service", "service_at", "service_restart",
+              "service_restart_at", "locked", "heap", "heap_key", "heap_key_at", "posix", "timerfd"):
         check(any(c.get("target") == t for c in cells), "service: target %s missing" % t)
 else:
     fail.append("service not run: %s" % sv.get("status"))

@@ -331,8 +331,9 @@ void run_fig9(void)
 /* The service workload's targets, of svcbench.c's (its inbox prototype is
  * twsvc's alone). */
 static const char *const svc_names[] = {
-    "facility", "refwheel", "service", "service_at", "service_restart", "locked",
-    "heap",     "heap_key", "heap_key_at", "ordered", "posix",  "timerfd"};
+    "facility", "refwheel", "service",     "service_at", "service_restart", "service_restart_at",
+    "locked",   "heap",     "heap_key",    "heap_key_at", "ordered",        "posix",
+    "timerfd"};
 _Static_assert(sizeof svc_names / sizeof svc_names[0] <= SVC_TARGETS_MAX,
                "SVC_TARGETS_MAX holds the service workload's targets");
 

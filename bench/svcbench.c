@@ -20,6 +20,8 @@
  *               once per pass
  *   service_restart  the same as service, the stop + start one call,
  *               tw_service_restart (one lock round trip, not two)
+ *   service_restart_at  the restart at a time on the clock, from a reading
+ *               taken once per 64 operations (tw_service_restart_at)
  *   locked      one facility (hierarchical) behind one mutex, the clock
  *               read under it: the service with a single global lock
  *   heap        a binary heap behind one mutex, with a condition variable
@@ -220,6 +222,17 @@ static void svc_restart_op(void *p, size_t i, uint64_t *seed)
     struct svc_st *st = p;
     if (tw_service_restart(st->svc, &st->t[i], HOUR_NS + spread(rnd(seed)), 0, NULL) != 1)
         die("tw_service_restart (a timer not pending?)");
+}
+static void svc_restart_at_op(void *p, size_t i, uint64_t *seed)
+{
+    struct svc_st *st = p;
+    if (at_left-- == 0) {
+        at_base = now_ns();
+        at_left = 63;
+    }
+    if (tw_service_restart_at(st->svc, &st->t[i], at_base + HOUR_NS + spread(rnd(seed)), 0,
+                              NULL) != 1)
+        die("tw_service_restart_at (a timer not pending?)");
 }
 static void svc_teardown(void *p, size_t n)
 {
@@ -917,6 +930,9 @@ static struct target targets[] = {
     {"service_restart", "the same as service, the stop + start one call "
      "(tw_service_restart)", (size_t)-1, 0, svc_setup, svc_restart_op, svc_teardown,
      svc_prepare},
+    {"service_restart_at", "the restart at a time on the clock from a reading taken once per 64 "
+     "operations (tw_service_restart_at)", (size_t)-1, 0, svc_setup, svc_restart_at_op,
+     svc_teardown, svc_prepare},
     {"inbox", "a lock-free inbox per shard, drained by its worker (the design not chosen)",
      (size_t)-1, 0, ibox_setup, ibox_op, ibox_teardown, NULL},
     {"locked", "one facility behind one mutex, the clock read under it", (size_t)-1, 0,
@@ -1362,8 +1378,8 @@ int main(int argc, char **argv)
 {
     double thr[8] = {1, 2, 4, 8}, ns[8] = {1e3, 1e4, 1e5, 1e6};
     int nthr = 4, nn = 4;
-    const char *tlist = "facility,refwheel,service,service_at,service_restart,inbox,locked,heap,"
-                        "heap_key,heap_key_at,ordered,posix,timerfd";
+    const char *tlist = "facility,refwheel,service,service_at,service_restart,service_restart_at,"
+                        "inbox,locked,heap,heap_key,heap_key_at,ordered,posix,timerfd";
     uint64_t ms = 300;
     size_t nlate = 100000;
     for (int a = 1; a < argc; a++) {
@@ -1411,9 +1427,9 @@ int main(int argc, char **argv)
                     "             [--lateness N]\n"
                     "  --threads   producer threads (default 1,2,4,8)\n"
                     "  --n         pending timers (default 1e3,1e4,1e5,1e6)\n"
-                    "  --target    facility,refwheel,service,service_at,service_restart,inbox,\n"
-                    "              locked,heap,heap_key,heap_key_at,ordered,posix,timerfd\n"
-                    "              (default all)\n"
+                    "  --target    facility,refwheel,service,service_at,service_restart,\n"
+                    "              service_restart_at,inbox,locked,heap,heap_key,heap_key_at,\n"
+                    "              ordered,posix,timerfd (default all)\n"
                     "  --ms        milliseconds per cell (default 300)\n"
                     "  --shards    the service's shards (default 2)\n"
                     "  --placement the service's placement: timer, thread, ttl (default thread)\n"

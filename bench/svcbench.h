@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 /* The targets, in twsvc's order: facility, refwheel, service, service_at,
- * service_restart, inbox, locked, heap, heap_key, heap_key_at, ordered,
- * posix, timerfd;
+ * service_restart, service_restart_at, inbox, locked, heap, heap_key,
+ * heap_key_at, ordered, posix, timerfd;
  * each with a line for a legend. */
 int svc_target_count(void);
 const char *svc_target_name(int k);

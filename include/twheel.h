@@ -1019,6 +1019,14 @@ TW_EXTERN int tw_service_start_at(struct tw_service *svc, struct tw_stimer *t, u
 TW_EXTERN int tw_service_restart(struct tw_service *svc, struct tw_stimer *t, uint64_t ns,
                                  uint64_t gen, uint64_t *newgen);
 
+/* tw_service_restart() at a time on the clock: `at_ns` as
+ * tw_service_start_at() takes it (the kernel's mod_timer_pending() with
+ * its absolute expiry).  No clock read: a producer that takes one reading
+ * per batch re-arms each timer under one lock and nothing else.  Returns
+ * tw_service_restart()'s codes and tw_service_start_at()'s errors. */
+TW_EXTERN int tw_service_restart_at(struct tw_service *svc, struct tw_stimer *t, uint64_t at_ns,
+                                    uint64_t gen, uint64_t *newgen);
+
 /* Stop `t`, from any thread: 1 if it was pending (its callback will not
  * run for that start), 0 if not (idle, fired, running now, or gen is not
  * 0 and not its current generation), or TW_EINVAL, TW_ENOTINIT or

@@ -732,20 +732,36 @@ TW_INLINE int lock_to_stop(struct tw_service *svc, struct tw_stimer *t, struct s
 
 /* A pending t is on its shard for good (only an idle one moves), so the
  * lock a stop takes is the one to re-arm it under. */
-int tw_service_restart(struct tw_service *svc, struct tw_stimer *t, uint64_t ns, uint64_t gen,
-                       uint64_t *newgen)
+static int service_restart(struct tw_service *svc, struct tw_stimer *t, struct when w,
+                           uint64_t gen, uint64_t *newgen)
 {
     struct shard *sh;
     int rc = lock_to_stop(svc, t, &sh);
     if (rc)
         return rc;
     if (tw_node_pending(&t->tw_node) && (gen == 0 || gen == t->tw_gen)) {
-        rc = start_on(svc, sh, t, (struct when){ns, 0, false}, newgen);
+        rc = start_on(svc, sh, t, w, newgen);
         if (rc == 0)
             rc = 1;
     }
     tw_lock_release(&sh->lock);
     return rc;
+}
+
+int tw_service_restart(struct tw_service *svc, struct tw_stimer *t, uint64_t ns, uint64_t gen,
+                       uint64_t *newgen)
+{
+    return service_restart(svc, t, (struct when){ns, 0, false}, gen, newgen);
+}
+
+int tw_service_restart_at(struct tw_service *svc, struct tw_stimer *t, uint64_t at_ns,
+                          uint64_t gen, uint64_t *newgen)
+{
+    if (!valid_service(svc))
+        return TW_EINVAL;
+    /* the tick before any lock, as a start at a time computes it */
+    uint64_t tick = at_ns / svc->tick_ns + (at_ns % svc->tick_ns != 0);
+    return service_restart(svc, t, (struct when){at_ns, tick, true}, gen, newgen);
 }
 
 int tw_service_stop(struct tw_service *svc, struct tw_stimer *t, uint64_t gen)

@@ -703,7 +703,7 @@ struct stress {
     uint64_t seed;
 };
 
-/* Random starts, stops and stop_syncs of random timers until the end:
+/* Random starts, stops, stop_syncs and restarts of random timers until the end:
  * the model's rule (start an idle timer, stop an armed one) under each
  * timer's lock, so that the counts must balance at the end. */
 static void *stress_thread(void *arg)
@@ -723,6 +723,20 @@ static void *stress_thread(void *arg)
             (void)tstop_sync_unlocked(s->svc, t);
         } else if (op < 4) {
             (void)tstop(s->svc, t, 0);
+        } else if (op < 6) {
+            /* a restart of a timer the model has armed: 1 if it was still
+             * pending (a new deadline), 0 if it fired meanwhile (its
+             * callback waits for t->m) */
+            pthread_mutex_lock(&t->m);
+            if (t->armed) {
+                uint64_t ns = TW_USEC(rnd(&seed) % 3000), due = now_ns() + ns;
+                int rc = op == 4 ? tw_service_restart(s->svc, &t->st, ns, 0, &t->gen)
+                                 : tw_service_restart_at(s->svc, &t->st, due, 0, &t->gen);
+                CHECK(rc == 0 || rc == 1);
+                if (rc == 1)
+                    t->due_ns = due;
+            }
+            pthread_mutex_unlock(&t->m);
         }
     }
     return NULL;
@@ -1220,11 +1234,21 @@ static void case_timer_state(void)
     pthread_mutex_destroy(&t.m);
 }
 
-/* tw_service_restart() re-arms only a pending timer of the generation
- * given (0: any): never an idle one, one stopped, fired or of a later
- * arming; the re-arm keeps every rule of a start (the model checks its
- * firing time). */
-static void case_restart_pending(void)
+/* The restart under test: after an interval, or (at) at the time on the
+ * clock that interval gives, through tw_service_restart_at(). */
+static int restart_x(struct tw_service *svc, struct tw_stimer *st, uint64_t ns, uint64_t gen,
+                     uint64_t *newgen, int at)
+{
+    if (at)
+        return tw_service_restart_at(svc, st, now_ns() + ns, gen, newgen);
+    return tw_service_restart(svc, st, ns, gen, newgen);
+}
+
+/* tw_service_restart() and tw_service_restart_at() re-arm only a pending
+ * timer of the generation given (0: any): never an idle one, one stopped,
+ * fired or of a later arming; the re-arm keeps every rule of a start (the
+ * model checks its firing time). */
+static void restart_pending(int at)
 {
     const uint64_t tick = TW_MSEC(1);
     struct tw_service *svc = make(2, tick);
@@ -1233,47 +1257,53 @@ static void case_restart_pending(void)
     struct ttimer t;
     ttimer_init(&t);
     uint64_t g = 7;
-    CHECK_EQ(tw_service_restart(svc, &t.st, tick, 0, &g), 0); /* idle */
+    CHECK_EQ(restart_x(svc, &t.st, tick, 0, &g, at), 0); /* idle */
     CHECK_EQ(g, 7);
     CHECK_EQ(tw_service_timer_state(svc, &t.st, NULL), 0);
     CHECK_EQ(tstart(svc, &t, far_ns), 0);
     uint64_t g1 = t.gen;
     pthread_mutex_lock(&t.m);
-    CHECK_EQ(tw_service_restart(svc, &t.st, far_ns / 2, g1 + 1, &g), 0); /* not yet its gen */
-    CHECK_EQ(tw_service_restart(svc, &t.st, far_ns / 2, g1, &g), 1);
+    CHECK_EQ(restart_x(svc, &t.st, far_ns / 2, g1 + 1, &g, at), 0); /* not yet its gen */
+    CHECK_EQ(restart_x(svc, &t.st, far_ns / 2, g1, &g, at), 1);
     CHECK(g > g1);
     t.gen = g;
-    CHECK_EQ(tw_service_restart(svc, &t.st, far_ns / 2, g1, NULL), 0); /* stale now */
+    CHECK_EQ(restart_x(svc, &t.st, far_ns / 2, g1, NULL, at), 0); /* stale now */
     uint64_t g2 = t.gen;
     t.due_ns = now_ns() + 2 * tick;
-    CHECK_EQ(tw_service_restart(svc, &t.st, 2 * tick, 0, &t.gen), 1); /* any gen */
+    CHECK_EQ(restart_x(svc, &t.st, 2 * tick, 0, &t.gen, at), 1); /* any gen */
     CHECK(t.gen > g2);
     pthread_mutex_unlock(&t.m);
     CHECK(wait_disarmed(&t, 1, TW_SEC(30)));
     CHECK_EQ(tstop_sync_unlocked(svc, &t), 0); /* its callback has returned */
     CHECK_EQ(t.fires, 1);
-    CHECK_EQ(tw_service_restart(svc, &t.st, tick, 0, NULL), 0); /* fired: not revived */
+    CHECK_EQ(restart_x(svc, &t.st, tick, 0, NULL, at), 0); /* fired: not revived */
     CHECK_EQ(tstart(svc, &t, far_ns), 0);
     CHECK_EQ(tstop(svc, &t, 0), 1);
-    CHECK_EQ(tw_service_restart(svc, &t.st, tick, 0, NULL), 0); /* stopped: not revived */
+    CHECK_EQ(restart_x(svc, &t.st, tick, 0, NULL, at), 0); /* stopped: not revived */
     CHECK_EQ(tw_service_count(svc), 0);
 
-    CHECK_EQ(tw_service_restart(NULL, &t.st, tick, 0, NULL), TW_EINVAL);
-    CHECK_EQ(tw_service_restart(svc, NULL, tick, 0, NULL), TW_EINVAL);
+    CHECK_EQ(restart_x(NULL, &t.st, tick, 0, NULL, at), TW_EINVAL);
+    CHECK_EQ(restart_x(svc, NULL, tick, 0, NULL, at), TW_EINVAL);
     struct tw_stimer raw;
     memset(&raw, 0, sizeof raw);
-    CHECK_EQ(tw_service_restart(svc, &raw, tick, 0, NULL), TW_ENOTINIT);
+    CHECK_EQ(restart_x(svc, &raw, tick, 0, NULL, at), TW_ENOTINIT);
     struct tw_service *other = make(1, tick);
     if (other) {
         CHECK_EQ(tstart(other, &t, far_ns), 0);
-        CHECK_EQ(tw_service_restart(svc, &t.st, tick, 0, NULL), TW_EOWNER);
+        CHECK_EQ(restart_x(svc, &t.st, tick, 0, NULL, at), TW_EOWNER);
         CHECK_EQ(tstop(other, &t, 0), 1);
         CHECK_EQ(tw_service_destroy(other), 0);
     }
     CHECK_EQ(tw_service_shutdown(svc, TW_SHUTDOWN_CANCEL), 0);
-    CHECK_EQ(tw_service_restart(svc, &t.st, tick, 0, NULL), 0); /* idle after shutdown */
+    CHECK_EQ(restart_x(svc, &t.st, tick, 0, NULL, at), 0); /* idle after shutdown */
     CHECK_EQ(tw_service_destroy(svc), 0);
     pthread_mutex_destroy(&t.m);
+}
+
+static void case_restart_pending(void)
+{
+    restart_pending(0);
+    restart_pending(1);
 }
 
 #if defined(__SANITIZE_THREAD__)
