@@ -32,7 +32,6 @@
  *               ev_timer_again): the strongest mutex + heap
  *   heap_key_at the same, each start at a time from a clock reading taken
  *               once per 64 operations (as service_at)
- * Both heaps' timers are padded to 64 bytes, the size of the service's.
  *   ordered     the ordered list (Scheme 2) behind one mutex: Appendix B's
  *               "common structure tied up" for O(n) per start
  *   posix       a POSIX timer per timer (timer_create, SIGEV_NONE):
@@ -43,6 +42,10 @@
  *   refwheel    twbench's lean reference wheel (refwheel.c: 32-byte node,
  *               no checks), bare (T = 1 only): what a linked wheel costs
  *               at this operation with nothing around it
+ *
+ * The service's and both heap threads' timers are 64 bytes, a cache line
+ * each (the heaps' padded to the size of struct tw_stimer); the others
+ * keep dense arrays of their nodes.
  *
  * Lateness (--lateness N, default 10^5): N timers with delays uniform in
  * [1 ms, 1 s], started from one thread, on the service (1 ms and 100 us
@@ -188,18 +191,23 @@ static void svc_op(void *p, size_t i, uint64_t *seed)
     if (tw_service_start(st->svc, &st->t[i], HOUR_NS + spread(rnd(seed)), NULL) != 0)
         die("tw_service_start (a scheme whose range is shorter than an hour?)");
 }
-/* The thread's clock reading for service_at, taken once per 64 operations. */
+/* The thread's clock reading for the targets that start at a time, taken
+ * once per 64 operations, as an event loop reads its clock once a pass. */
 static _Thread_local uint64_t at_base;
 static _Thread_local unsigned at_left;
-static void svc_at_op(void *p, size_t i, uint64_t *seed)
+static uint64_t batch_now(void)
 {
-    struct svc_st *st = p;
     if (at_left-- == 0) {
         at_base = now_ns();
         at_left = 63;
     }
+    return at_base;
+}
+static void svc_at_op(void *p, size_t i, uint64_t *seed)
+{
+    struct svc_st *st = p;
     tw_service_stop(st->svc, &st->t[i], 0);
-    if (tw_service_start_at(st->svc, &st->t[i], at_base + HOUR_NS + spread(rnd(seed)),
+    if (tw_service_start_at(st->svc, &st->t[i], batch_now() + HOUR_NS + spread(rnd(seed)),
                             NULL) != 0)
         die("tw_service_start_at (a scheme whose range is shorter than an hour?)");
 }
@@ -226,11 +234,7 @@ static void svc_restart_op(void *p, size_t i, uint64_t *seed)
 static void svc_restart_at_op(void *p, size_t i, uint64_t *seed)
 {
     struct svc_st *st = p;
-    if (at_left-- == 0) {
-        at_base = now_ns();
-        at_left = 63;
-    }
-    if (tw_service_restart_at(st->svc, &st->t[i], at_base + HOUR_NS + spread(rnd(seed)), 0,
+    if (tw_service_restart_at(st->svc, &st->t[i], batch_now() + HOUR_NS + spread(rnd(seed)), 0,
                               NULL) != 1)
         die("tw_service_restart_at (a timer not pending?)");
 }
@@ -649,11 +653,7 @@ static void kheap_op(void *p, size_t i, uint64_t *seed)
 static void kheap_at_op(void *p, size_t i, uint64_t *seed)
 {
     struct kheap_st *s = p;
-    if (at_left-- == 0) {
-        at_base = now_ns();
-        at_left = 63;
-    }
-    kheap_start(s, &s->nodes[i], at_base + HOUR_NS + spread(rnd(seed)));
+    kheap_start(s, &s->nodes[i], batch_now() + HOUR_NS + spread(rnd(seed)));
 }
 static void kheap_teardown(void *p, size_t n)
 {
@@ -1295,9 +1295,11 @@ static void idle(size_t n, uint64_t ms)
 
 /* ------------------------------------------------------------ main */
 
-/* Is `name` one of the comma-separated names of `list`? */
+/* Is `name` one of the comma-separated names of `list` (NULL: all)? */
 static int in_list(const char *list, const char *name)
 {
+    if (list == NULL)
+        return 1;
     size_t n = strlen(name);
     for (const char *p = list; *p;) {
         const char *e = strchr(p, ',');
@@ -1378,8 +1380,7 @@ int main(int argc, char **argv)
 {
     double thr[8] = {1, 2, 4, 8}, ns[8] = {1e3, 1e4, 1e5, 1e6};
     int nthr = 4, nn = 4;
-    const char *tlist = "facility,refwheel,service,service_at,service_restart,service_restart_at,"
-                        "inbox,locked,heap,heap_key,heap_key_at,ordered,posix,timerfd";
+    const char *tlist = NULL; /* every target */
     uint64_t ms = 300;
     size_t nlate = 100000;
     for (int a = 1; a < argc; a++) {

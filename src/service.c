@@ -154,7 +154,7 @@ static unsigned addr_ix(const struct tw_service *svc, const struct tw_stimer *t)
  * or a time on the clock (tw_service_start_at). */
 struct when {
     uint64_t ns;
-    tw_time_t tick;             /* at: the first tick at or after ns (service_start) */
+    tw_time_t tick;             /* at: the first tick at or after ns (at_time()) */
     bool at;
 };
 
@@ -596,6 +596,14 @@ static void signal_worker(struct shard *sh)
     tw_cond_signal(&sh->wake);
 }
 
+/* A time on the clock as a start takes it: its first tick at or after
+ * at_ns.  Worked out before any lock: the divide's latency overlaps the
+ * lock's. */
+static struct when at_time(const struct tw_service *svc, uint64_t at_ns)
+{
+    return (struct when){at_ns, at_ns / svc->tick_ns + (at_ns % svc->tick_ns != 0), true};
+}
+
 /* Start t on shard sh, whose lock is held. */
 static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *t, struct when w,
                     uint64_t *gen)
@@ -679,10 +687,8 @@ static int service_start(struct tw_service *svc, struct tw_stimer *t, struct whe
         return rc;
     if (t->tw_sfn == NULL)
         return TW_EINVAL;
-    /* A time's tick before any lock: the divide's latency overlaps the
-     * lock's. */
     if (w.at)
-        w.tick = w.ns / svc->tick_ns + (w.ns % svc->tick_ns != 0);
+        w = at_time(svc, w.ns);
     for (;;) {
         struct shard *sh = lock_timer(svc, t);
         if (!foreign(svc, t) && sh->running != t && !tw_node_pending(&t->tw_node)) {
@@ -759,9 +765,7 @@ int tw_service_restart_at(struct tw_service *svc, struct tw_stimer *t, uint64_t 
 {
     if (!valid_service(svc))
         return TW_EINVAL;
-    /* the tick before any lock, as a start at a time computes it */
-    uint64_t tick = at_ns / svc->tick_ns + (at_ns % svc->tick_ns != 0);
-    return service_restart(svc, t, (struct when){at_ns, tick, true}, gen, newgen);
+    return service_restart(svc, t, at_time(svc, at_ns), gen, newgen);
 }
 
 int tw_service_stop(struct tw_service *svc, struct tw_stimer *t, uint64_t gen)

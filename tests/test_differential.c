@@ -542,6 +542,15 @@ static void do_advance(struct diff *d, tw_time_t to)
     end_expiry(d, to);
 }
 
+/* A periodic timer handed out by tw_get_expired() is idle: the caller
+ * goes on with its grid (half the time), at the point after the one that
+ * fired, if there is one. */
+static void rearm_on_grid(struct diff *d, struct mtimer *m)
+{
+    if (m->periodic && m->deadline <= TW_TIME_MAX - m->period && rng_pct(&d->r, 50))
+        do_periodic_at(d, m, m->deadline + m->period, m->period);
+}
+
 /* Hand out up to `k` timers of the expired queue. */
 static void do_drain(struct diff *d, size_t k)
 {
@@ -572,11 +581,8 @@ static void do_drain(struct diff *d, size_t k)
         m->fired++;
         d->count--;
         d->stat_fired++;
-        /* handed out idle: the caller goes on with its grid, or not */
-        if (m->periodic && m->deadline <= TW_TIME_MAX - m->period && rng_pct(&d->r, 50)) {
-            do_periodic_at(d, m, m->deadline + m->period, m->period);
-            RETURN_IF_FAILED();
-        }
+        rearm_on_grid(d, m);
+        RETURN_IF_FAILED();
     }
 }
 
@@ -624,10 +630,8 @@ static void do_collect(struct diff *d, tw_time_t to)
         d->count--;
         d->stat_fired++;
         got++;
-        if (m->periodic && m->deadline <= TW_TIME_MAX - m->period && rng_pct(&d->r, 50)) {
-            do_periodic_at(d, m, m->deadline + m->period, m->period); /* on its grid */
-            RETURN_IF_FAILED();
-        }
+        rearm_on_grid(d, m);
+        RETURN_IF_FAILED();
     }
     ASSERT_EQ_INT(got, rc);
     end_expiry(d, to);
