@@ -980,7 +980,9 @@ TW_EXTERN int tw_service_destroy(struct tw_service *svc);
 TW_EXTERN void tw_stimer_init(struct tw_stimer *t, tw_stimer_fn *fn);
 
 /* Start `t` to fire `ns` nanoseconds from now (rounded up to the next
- * tick: never early), from any thread; a pending timer is re-armed.  The
+ * tick: never early), from any thread; a pending timer is re-armed.  Now
+ * is a reading of CLOCK_MONOTONIC the call takes as it begins, before it
+ * waits for any lock, or a later one another thread gave the shard.  The
  * new generation goes to *gen (gen may be NULL).  Returns 0, or TW_EINVAL
  * (NULL svc or t), TW_ENOTINIT (t never initialised), TW_EOWNER (t is
  * pending on another service; one whose callback runs on another is not

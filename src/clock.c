@@ -16,6 +16,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "base.h"
+#include "facility.h"
 
 #include <limits.h>
 #include <time.h>
@@ -113,6 +114,13 @@ tw_time_t tw_clock_update(struct tw_clock *c)
     if (!ok || ns < c->tw_ns)
         c->tw_backwards++; /* never taken: time does not go back */
     else
+        c->tw_ns = ns;
+    return c->tw_ns / c->tw_tick_ns;
+}
+
+tw_time_t tw_clock_observe(struct tw_clock *c, uint64_t ns)
+{
+    if (ns > c->tw_ns)
         c->tw_ns = ns;
     return c->tw_ns / c->tw_tick_ns;
 }

@@ -77,6 +77,14 @@ TW_INLINE void tw_horizon_lower(struct tw *tw, tw_time_t t)
 
 #define TW_STATE(tw, type) ((type *)(void *)(tw)->state)
 
+/* c's cached reading brought up to a reading of its clock taken apart
+ * from it (clock.c), by the service, which reads before it takes the lock
+ * that guards the cache; returns the cached reading's tick.  The cache
+ * moves forward only: a reading older than it was taken before another
+ * thread's, not by a clock that went back, so it is not counted in
+ * tw_clock_backwards(). */
+tw_time_t tw_clock_observe(struct tw_clock *c, uint64_t ns);
+
 /* The facility's allocator, counting bytes (mem.c); malloc, realloc and
  * free when the configuration names none. */
 extern const struct tw_allocator tw_default_allocator;

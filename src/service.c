@@ -150,11 +150,13 @@ static unsigned addr_ix(const struct tw_service *svc, const struct tw_stimer *t)
     return hash_ix(svc, (uint64_t)(uintptr_t)t);
 }
 
-/* A start's time: an interval from the clock's reading (tw_service_start)
- * or a time on the clock (tw_service_start_at). */
+/* A start's time: an interval from the clock's reading (tw_service_start,
+ * tw_service_restart) or a time on the clock (tw_service_start_at,
+ * tw_service_restart_at). */
 struct when {
     uint64_t ns;
     tw_time_t tick;             /* at: the first tick at or after ns (at_time()) */
+    uint64_t read;              /* an interval: the clock's reading (after_now()), 0 if none */
     bool at;
 };
 
@@ -579,9 +581,9 @@ static int foreign(const struct tw_service *svc, const struct tw_stimer *t)
 /* Bring shard sh's facility (its lock held) to the clock's time, if it is
  * behind: true if that made timers due and the worker sleeps, so that it
  * must be woken. */
-static bool catch_up(struct shard *sh)
+static bool catch_up(struct shard *sh, uint64_t read)
 {
-    tw_time_t now = tw_clock_update(&sh->clk);
+    tw_time_t now = read ? tw_clock_observe(&sh->clk, read) : tw_clock_update(&sh->clk);
     return now > sh->tw->now /* at most once a tick */ &&
            tw_collect(sh->tw, now) > 0 && sh->sleep_until != AWAKE;
 }
@@ -601,7 +603,26 @@ static void signal_worker(struct shard *sh)
  * lock's. */
 static struct when at_time(const struct tw_service *svc, uint64_t at_ns)
 {
-    return (struct when){at_ns, at_ns / svc->tick_ns + (at_ns % svc->tick_ns != 0), true};
+    return (struct when){at_ns, at_ns / svc->tick_ns + (at_ns % svc->tick_ns != 0), 0, true};
+}
+
+/* An interval from now, as a start takes it (t's): the clock read before
+ * any lock (every shard's clock is CLOCK_MONOTONIC), so that the lock is
+ * held for the facility's work and not for the read as well, which costs
+ * more than the rest of a start (docs/service.md).  t's line is asked for
+ * first, so that its cache miss overlaps the read's wait on the clock's
+ * fence instead of following it.  The interval counts from the reading,
+ * taken during the call, so the timer fires no earlier than the interval
+ * after the call; a shard whose cached reading is later (another thread
+ * read after this one) counts from that. */
+static struct when after_now(const struct tw_stimer *t, uint64_t ns)
+{
+    TW_PREFETCH(t);
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+        return (struct when){ns, 0, 0, false}; /* read under the lock, as the cache's */
+    return (struct when){ns, 0, (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec,
+                         false};
 }
 
 /* Start t on shard sh, whose lock is held. */
@@ -632,15 +653,15 @@ static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *
     if (w.at) {
         bool by_interval = sh->tw->ops->by_interval;
         if (by_interval)
-            wake = catch_up(sh);
+            wake = catch_up(sh, 0);
         d = w.tick;
         rc = tw_start_at(sh->tw, &t->tw_node, d);
         if (rc == TW_ERANGE && !by_interval) {
-            wake = catch_up(sh);
+            wake = catch_up(sh, 0);
             rc = tw_start_at(sh->tw, &t->tw_node, d);
         }
     } else {
-        wake = catch_up(sh);
+        wake = catch_up(sh, w.read);
         d = tw_clock_after(&sh->clk, w.ns);
         rc = tw_start_at(sh->tw, &t->tw_node, d);
     }
@@ -687,8 +708,7 @@ static int service_start(struct tw_service *svc, struct tw_stimer *t, struct whe
         return rc;
     if (t->tw_sfn == NULL)
         return TW_EINVAL;
-    if (w.at)
-        w = at_time(svc, w.ns);
+    w = w.at ? at_time(svc, w.ns) : after_now(t, w.ns);
     for (;;) {
         struct shard *sh = lock_timer(svc, t);
         if (!foreign(svc, t) && sh->running != t && !tw_node_pending(&t->tw_node)) {
@@ -712,13 +732,13 @@ static int service_start(struct tw_service *svc, struct tw_stimer *t, struct whe
 
 int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint64_t ns, uint64_t *gen)
 {
-    return service_start(svc, t, (struct when){ns, 0, false}, gen);
+    return service_start(svc, t, (struct when){ns, 0, 0, false}, gen);
 }
 
 int tw_service_start_at(struct tw_service *svc, struct tw_stimer *t, uint64_t at_ns,
                         uint64_t *gen)
 {
-    return service_start(svc, t, (struct when){at_ns, 0, true}, gen);
+    return service_start(svc, t, (struct when){at_ns, 0, 0, true}, gen);
 }
 
 /* The prologue of stop and stop_sync: the timer's checks, then its
@@ -757,7 +777,9 @@ static int service_restart(struct tw_service *svc, struct tw_stimer *t, struct w
 int tw_service_restart(struct tw_service *svc, struct tw_stimer *t, uint64_t ns, uint64_t gen,
                        uint64_t *newgen)
 {
-    return service_restart(svc, t, (struct when){ns, 0, false}, gen, newgen);
+    if (!valid_service(svc))
+        return TW_EINVAL;
+    return service_restart(svc, t, after_now(t, ns), gen, newgen);
 }
 
 int tw_service_restart_at(struct tw_service *svc, struct tw_stimer *t, uint64_t at_ns,

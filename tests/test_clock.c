@@ -16,6 +16,7 @@
  *     callback, the end of time, bad input.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "facility.h" /* the service's reading apart from the cache: internal */
 #include "test.h"
 
 #include <limits.h>
@@ -522,6 +523,26 @@ static void case_backwards(struct ctx *c)
     ASSERT_OK(tw_destroy(tw));
 }
 
+/* A reading taken apart from the cache (the service reads before it
+ * locks): tw_clock_observe() moves the cache forward only, and an older
+ * reading (another thread's, taken earlier) is not a clock that went
+ * back. */
+static void case_observe(struct ctx *c)
+{
+    (void)c;
+    const uint64_t q = 1000;
+    struct fake f = {UINT64_C(5) << 30};
+    struct tw_clock clk;
+    ASSERT_OK(tw_clock_init_user(&clk, fake_read, &f, q));
+    uint64_t first = f.ns, r = first + 7 * q + 1;
+    ASSERT_EQ_U64(tw_clock_observe(&clk, r), r / q);
+    ASSERT_EQ_U64(tw_clock_now_ns(&clk), r);
+    ASSERT_EQ_U64(tw_clock_observe(&clk, first), r / q); /* older: kept */
+    ASSERT_EQ_U64(tw_clock_now_ns(&clk), r);
+    ASSERT_EQ_U64(tw_clock_after(&clk, q), r / q + 2); /* from the cache */
+    ASSERT_EQ_U64(tw_clock_backwards(&clk), 0);
+}
+
 static void case_clock_bad_input(struct ctx *c)
 {
     (void)c;
@@ -997,6 +1018,7 @@ const struct test_case test_suite_clock[] = {
     {"timeout_clamp_slack", case_timeout_clamp_slack, 0},
     {"wakeup", case_wakeup, 0},
     {"backwards", case_backwards, 0},
+    {"observe", case_observe, 0},
     {"clock_bad_input", case_clock_bad_input, 0},
     {"periodic_drift", case_periodic_drift, 0},
     {"periodic_policies", case_periodic_policies, 1},
