@@ -1011,13 +1011,14 @@ TW_EXTERN int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint
 TW_EXTERN int tw_service_start_at(struct tw_service *svc, struct tw_stimer *t, uint64_t at_ns,
                                   uint64_t *gen);
 
-/* Re-arm `t` to fire `ns` nanoseconds from now only if it is pending, and,
- * for a `gen` other than 0, still of that generation (the kernel's
- * mod_timer_pending(): push back a timeout without reviving one another
- * thread has stopped).  Returns 1 when it re-armed (the new generation
- * goes to *newgen, which may be NULL), 0 when it changed nothing (idle,
- * fired, running and not re-armed, or a stale gen), or
- * tw_service_start()'s errors (t as it was). */
+/* Re-arm `t` to fire `ns` nanoseconds from now (as tw_service_start()
+ * takes it: the clock is read as the call begins, whether or not it then
+ * re-arms) only if it is pending, and, for a `gen` other than 0, still of
+ * that generation (the kernel's mod_timer_pending(): push back a timeout
+ * without reviving one another thread has stopped).  Returns 1 when it
+ * re-armed (the new generation goes to *newgen, which may be NULL), 0
+ * when it changed nothing (idle, fired, running and not re-armed, or a
+ * stale gen), or tw_service_start()'s errors (t as it was). */
 TW_EXTERN int tw_service_restart(struct tw_service *svc, struct tw_stimer *t, uint64_t ns,
                                  uint64_t gen, uint64_t *newgen);
 

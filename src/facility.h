@@ -77,9 +77,9 @@ TW_INLINE void tw_horizon_lower(struct tw *tw, tw_time_t t)
 
 #define TW_STATE(tw, type) ((type *)(void *)(tw)->state)
 
-/* c's cached reading brought up to a reading of its clock taken apart
- * from it (clock.c), by the service, which reads before it takes the lock
- * that guards the cache; returns the cached reading's tick.  The cache
+/* c's cached reading brought up to a reading of the same clock that the
+ * caller took without the lock that guards the cache (clock.c; the
+ * service reads before it locks); returns the cached reading's tick.  The cache
  * moves forward only: a reading older than it was taken before another
  * thread's, not by a clock that went back, so it is not counted in
  * tw_clock_backwards(). */

@@ -6,10 +6,11 @@
  * Everything a shard has -- its facility, its clock, the timer whose
  * callback runs, the time its worker sleeps until -- changes under its
  * lock, and so does every field of a timer but its owner and its shard
- * (below).  An operation from any thread is: find the timer's shard (its
+ * (below).  An operation from any thread is: a clock reading, for a start
+ * after an interval, taken before any lock; find the timer's shard (its
  * shard field), lock it, O(1) work on the facility (a start or stop of the
- * scheme, a clock reading), unlock, and a signal to the worker when a
- * start comes before the worker's wake-up.  The worker takes the lock to advance the
+ * scheme), unlock, and a signal to the worker when a start comes before
+ * the worker's wake-up.  The worker takes the lock to advance the
  * facility and pops the timers due one at a time (tw_collect() and
  * tw_get_expired(): the pull interface), releasing the lock around each
  * callback.  So a callback may take the lock again (start, stop), and a
@@ -606,21 +607,22 @@ static struct when at_time(const struct tw_service *svc, uint64_t at_ns)
     return (struct when){at_ns, at_ns / svc->tick_ns + (at_ns % svc->tick_ns != 0), 0, true};
 }
 
-/* An interval from now, as a start takes it (t's): the clock read before
- * any lock (every shard's clock is CLOCK_MONOTONIC), so that the lock is
- * held for the facility's work and not for the read as well, which costs
- * more than the rest of a start (docs/service.md).  t's line is asked for
- * first, so that its cache miss overlaps the read's wait on the clock's
- * fence instead of following it.  The interval counts from the reading,
- * taken during the call, so the timer fires no earlier than the interval
- * after the call; a shard whose cached reading is later (another thread
- * read after this one) counts from that. */
+/* An interval from now, as a start or restart of t takes it: the clock
+ * read before any lock (every shard's clock is CLOCK_MONOTONIC), so that
+ * the lock is held for the facility's work and not for the read as well,
+ * which costs about as much as the rest of a start (docs/service.md).
+ * Called before anything reads t: t's line is asked for first, so that
+ * its cache miss overlaps the read's wait on the clock's fence instead of
+ * coming before or after it.  The interval counts from the reading, taken
+ * during the call, so the timer fires no earlier than the interval after
+ * the call; a shard whose cached reading is later (another thread read
+ * after this one) counts from that. */
 static struct when after_now(const struct tw_stimer *t, uint64_t ns)
 {
     TW_PREFETCH(t);
     struct timespec ts;
     if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-        return (struct when){ns, 0, 0, false}; /* read under the lock, as the cache's */
+        return (struct when){ns, 0, 0, false}; /* 0: catch_up() reads under the lock */
     return (struct when){ns, 0, (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec,
                          false};
 }
@@ -703,12 +705,15 @@ static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *
 static int service_start(struct tw_service *svc, struct tw_stimer *t, struct when w,
                          uint64_t *gen)
 {
+    if (!w.at)
+        w = after_now(t, w.ns); /* before the checks read t */
     int rc = check_timer(svc, t);
     if (rc)
         return rc;
     if (t->tw_sfn == NULL)
         return TW_EINVAL;
-    w = w.at ? at_time(svc, w.ns) : after_now(t, w.ns);
+    if (w.at)
+        w = at_time(svc, w.ns);
     for (;;) {
         struct shard *sh = lock_timer(svc, t);
         if (!foreign(svc, t) && sh->running != t && !tw_node_pending(&t->tw_node)) {
@@ -777,8 +782,6 @@ static int service_restart(struct tw_service *svc, struct tw_stimer *t, struct w
 int tw_service_restart(struct tw_service *svc, struct tw_stimer *t, uint64_t ns, uint64_t gen,
                        uint64_t *newgen)
 {
-    if (!valid_service(svc))
-        return TW_EINVAL;
     return service_restart(svc, t, after_now(t, ns), gen, newgen);
 }
 
