@@ -702,18 +702,19 @@ static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *
  * start takes effect, as every call does, under one lock: the new
  * shard's.  A pending or running t is started where it is.
  */
-static int service_start(struct tw_service *svc, struct tw_stimer *t, struct when w,
+static int service_start(struct tw_service *svc, struct tw_stimer *t, uint64_t ns, bool at,
                          uint64_t *gen)
 {
-    if (!w.at)
-        w = after_now(t, w.ns); /* before the checks read t */
+    struct when w;
+    if (!at)
+        w = after_now(t, ns); /* before the checks read t */
     int rc = check_timer(svc, t);
     if (rc)
         return rc;
     if (t->tw_sfn == NULL)
         return TW_EINVAL;
-    if (w.at)
-        w = at_time(svc, w.ns);
+    if (at)
+        w = at_time(svc, ns);
     for (;;) {
         struct shard *sh = lock_timer(svc, t);
         if (!foreign(svc, t) && sh->running != t && !tw_node_pending(&t->tw_node)) {
@@ -737,13 +738,13 @@ static int service_start(struct tw_service *svc, struct tw_stimer *t, struct whe
 
 int tw_service_start(struct tw_service *svc, struct tw_stimer *t, uint64_t ns, uint64_t *gen)
 {
-    return service_start(svc, t, (struct when){ns, 0, 0, false}, gen);
+    return service_start(svc, t, ns, false, gen);
 }
 
 int tw_service_start_at(struct tw_service *svc, struct tw_stimer *t, uint64_t at_ns,
                         uint64_t *gen)
 {
-    return service_start(svc, t, (struct when){at_ns, 0, 0, true}, gen);
+    return service_start(svc, t, at_ns, true, gen);
 }
 
 /* The prologue of stop and stop_sync: the timer's checks, then its
