@@ -87,6 +87,12 @@ static uint64_t now_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+/* ns on CLOCK_MONOTONIC as the absolute time of a timed wait. */
+static struct timespec timespec_of(uint64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    return ts;
+}
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -463,7 +469,7 @@ static void *heap_worker(void *p)
         }
         uint64_t due = s->h[0]->due, now = now_ns();
         if (due > now) {
-            struct timespec ts = {(time_t)(due / 1000000000u), (long)(due % 1000000000u)};
+            struct timespec ts = timespec_of(due);
             pthread_cond_timedwait(&s->cv, &s->m, &ts);
             continue;
         }
@@ -599,7 +605,7 @@ static void *kheap_worker(void *p)
         }
         uint64_t due = s->h[0].due, now = now_ns();
         if (due > now) {
-            struct timespec ts = {(time_t)(due / 1000000000u), (long)(due % 1000000000u)};
+            struct timespec ts = timespec_of(due);
             pthread_cond_timedwait(&s->cv, &s->m, &ts);
             continue;
         }
@@ -1173,7 +1179,7 @@ static void *sleeper_run(void *p)
     (void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
     uint64_t at = (now_ns() / s->tick + 1) * s->tick;
     for (size_t i = 0; i < s->n; i++) {
-        struct timespec ts = {(time_t)(at / 1000000000u), (long)(at % 1000000000u)};
+        struct timespec ts = timespec_of(at);
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
             ;
         uint64_t now = now_ns();

@@ -48,6 +48,12 @@ TW_INLINE struct timespec tw_timespec_of(uint64_t ns)
     return ts;
 }
 
+/* A struct timespec of a clock reading as ns: tw_timespec_of() undone. */
+TW_INLINE uint64_t tw_ns_of(struct timespec ts)
+{
+    return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
 /* a + b, saturated at the end of time (never wrapping into the past). */
 TW_INLINE tw_time_t tw_sat_add(tw_time_t a, tw_time_t b)
 {

@@ -58,7 +58,7 @@ static uint64_t read_ns(const struct tw_clock *c, int *ok)
         *ok = 0;
         return 0;
     }
-    return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+    return tw_ns_of(ts);
 }
 
 static int clock_setup(struct tw_clock *c, enum tw_clock_source source, tw_clock_read_fn *read,

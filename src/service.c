@@ -153,7 +153,11 @@ static unsigned addr_ix(const struct tw_service *svc, const struct tw_stimer *t)
 
 /* A start's time: an interval from the clock's reading (tw_service_start,
  * tw_service_restart) or a time on the clock (tw_service_start_at,
- * tw_service_restart_at). */
+ * tw_service_restart_at).  Never passed by value: a compiler copies a
+ * struct argument with 16-byte loads of the 8-byte stores that built it,
+ * which the processor cannot forward, and the start waits for its own
+ * stores to reach the cache.  The paths that take it are inlined into
+ * the entry points, or take a pointer. */
 struct when {
     uint64_t ns;
     tw_time_t tick;             /* at: the first tick at or after ns (at_time()) */
@@ -165,7 +169,7 @@ struct when {
  * idle t moves it to, by the service's placement, for a start at w; sh is
  * the shard t is on, its lock held. */
 static unsigned placed_ix(struct tw_service *svc, struct shard *sh, const struct tw_stimer *t,
-                          struct when w)
+                          const struct when *w)
 {
     switch (svc->placement) {
     case TW_PLACE_THREAD:
@@ -179,11 +183,11 @@ static unsigned placed_ix(struct tw_service *svc, struct shard *sh, const struct
     case TW_PLACE_TTL: {
         /* By the interval: a time on the clock is the interval from a
          * reading of it (placement by TTL pays that read). */
-        uint64_t ns = w.ns;
-        if (w.at) {
+        uint64_t ns = w->ns;
+        if (w->at) {
             tw_clock_update(&sh->clk);
             uint64_t now = tw_clock_now_ns(&sh->clk);
-            ns = w.ns > now ? w.ns - now : 0;
+            ns = w->ns > now ? w->ns - now : 0;
         }
         return hash_ix(svc, ns / svc->tick_ns) + 1;
     }
@@ -623,13 +627,12 @@ static struct when after_now(const struct tw_stimer *t, uint64_t ns)
     struct timespec ts;
     if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
         return (struct when){ns, 0, 0, false}; /* 0: catch_up() reads under the lock */
-    return (struct when){ns, 0, (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec,
-                         false};
+    return (struct when){ns, 0, tw_ns_of(ts), false};
 }
 
 /* Start t on shard sh, whose lock is held. */
-static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *t, struct when w,
-                    uint64_t *gen)
+TW_INLINE int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *t,
+                       const struct when *w, uint64_t *gen)
 {
     if (sh->mode != MODE_RUNNING)
         return TW_ESHUTDOWN;
@@ -652,19 +655,19 @@ static int start_on(struct tw_service *svc, struct shard *sh, struct tw_stimer *
     bool wake = false; /* one signal at most, counted */
     tw_time_t d;
     int rc;
-    if (w.at) {
+    if (w->at) {
         bool by_interval = sh->tw->ops->by_interval;
         if (by_interval)
             wake = catch_up(sh, 0);
-        d = w.tick;
+        d = w->tick;
         rc = tw_start_at(sh->tw, &t->tw_node, d);
         if (rc == TW_ERANGE && !by_interval) {
             wake = catch_up(sh, 0);
             rc = tw_start_at(sh->tw, &t->tw_node, d);
         }
     } else {
-        wake = catch_up(sh, w.read);
-        d = tw_clock_after(&sh->clk, w.ns);
+        wake = catch_up(sh, w->read);
+        d = tw_clock_after(&sh->clk, w->ns);
         rc = tw_start_at(sh->tw, &t->tw_node, d);
     }
     if (rc != 0) {
@@ -721,7 +724,7 @@ static int service_start(struct tw_service *svc, struct tw_stimer *t, uint64_t n
             /* Idle: placed on the placement's shard (asked only now: a
              * restart of a pending or running timer stays where it is),
              * under the lock of the shard it was on. */
-            unsigned ix = placed_ix(svc, sh, t, w);
+            unsigned ix = placed_ix(svc, sh, t, &w);
             if (shard_field(t) != ix) {
                 __atomic_store_n(&t->tw_sshard, (uint16_t)ix, __ATOMIC_RELEASE);
                 if (sh != &svc->shard[ix - 1]) {
@@ -730,7 +733,7 @@ static int service_start(struct tw_service *svc, struct tw_stimer *t, uint64_t n
                 }
             }
         }
-        rc = start_on(svc, sh, t, w, gen);
+        rc = start_on(svc, sh, t, &w, gen);
         tw_lock_release(&sh->lock);
         return rc;
     }
@@ -764,8 +767,8 @@ TW_INLINE int lock_to_stop(struct tw_service *svc, struct tw_stimer *t, struct s
 
 /* A pending t is on its shard for good (only an idle one moves), so the
  * lock a stop takes is the one to re-arm it under. */
-static int service_restart(struct tw_service *svc, struct tw_stimer *t, struct when w,
-                           uint64_t gen, uint64_t *newgen)
+TW_INLINE int service_restart(struct tw_service *svc, struct tw_stimer *t,
+                              const struct when *w, uint64_t gen, uint64_t *newgen)
 {
     struct shard *sh;
     int rc = lock_to_stop(svc, t, &sh);
@@ -783,7 +786,8 @@ static int service_restart(struct tw_service *svc, struct tw_stimer *t, struct w
 int tw_service_restart(struct tw_service *svc, struct tw_stimer *t, uint64_t ns, uint64_t gen,
                        uint64_t *newgen)
 {
-    return service_restart(svc, t, after_now(t, ns), gen, newgen);
+    struct when w = after_now(t, ns);
+    return service_restart(svc, t, &w, gen, newgen);
 }
 
 int tw_service_restart_at(struct tw_service *svc, struct tw_stimer *t, uint64_t at_ns,
@@ -791,7 +795,8 @@ int tw_service_restart_at(struct tw_service *svc, struct tw_stimer *t, uint64_t 
 {
     if (!valid_service(svc))
         return TW_EINVAL;
-    return service_restart(svc, t, at_time(svc, at_ns), gen, newgen);
+    struct when w = at_time(svc, at_ns);
+    return service_restart(svc, t, &w, gen, newgen);
 }
 
 int tw_service_stop(struct tw_service *svc, struct tw_stimer *t, uint64_t gen)
