@@ -32,6 +32,10 @@
  *     advance to TW_TIME_MAX and a drain of the pull queue leave nothing
  *     pending, and tw_destroy() returns every byte.
  *
+ * Built with FZ_PERIODIC=1, the last FZ_NPERIODIC timers are periodic
+ * (fuzz_ops.h), and each of their expiries is checked against a model of
+ * the grid (fz_pcb()).
+ *
  * Timers are heap-allocated nodes, so that a callback freeing its own node
  * (or another, stopped, one) makes any later touch by the library a
  * use-after-free that AddressSanitizer reports.
@@ -84,8 +88,10 @@ static uint64_t rd_bytes(struct reader *r, unsigned nbytes)
 
 enum mstate { M_IDLE, M_PENDING, M_QUEUED, M_MAYBE };
 
+/* A timer's node: a plain one uses only p.tw_timer; in the periodic build
+ * (FZ_PERIODIC) the last FZ_NPERIODIC timers are the whole tw_periodic. */
 struct fnode {
-    struct tw_timer t;
+    struct tw_periodic p;
     int idx;
 };
 
@@ -100,6 +106,9 @@ struct mtimer {
     enum fz_beh beh;
     int target;
     tw_time_t arg;
+    /* a periodic timer's grid (the periodic build) */
+    tw_time_t period;       /* 0: never started */
+    uint64_t pcount;        /* the model's tw_periodic_count() */
 };
 
 struct fired_rec {
@@ -122,13 +131,24 @@ static struct fz {
     int64_t fired_now;
     struct fired_rec fired[4 * FZ_NTIMERS];
     int nfired;
-    unsigned long op, fires;
+    unsigned long op, fires, pfires; /* pfires: of periodic timers */
     int trace;
     struct mtimer m[FZ_NTIMERS];
     /* the allocator */
     long fail_after;        /* < 0: never fail */
     size_t outstanding;
 } F;
+
+static struct tw_timer *node_t(const struct mtimer *m)
+{
+    return &m->node->p.tw_timer;
+}
+
+/* Is timer i periodic?  The last FZ_NPERIODIC, in the periodic build. */
+static int is_periodic(int i)
+{
+    return FZ_PERIODIC && i >= FZ_NTIMERS - FZ_NPERIODIC;
+}
 
 #define FZ_ASSERT(cond, ...)                                 \
     do {                                                     \
@@ -287,13 +307,25 @@ static void check_all(void)
         const struct mtimer *m = &F.m[i];
         if (m->node == NULL)
             continue;
-        int pend = tw_timer_pending(&m->node->t);
+        int pend = tw_timer_pending(node_t(m));
         FZ_ASSERT(pend == (m->state != M_IDLE), "timer %d pending %d, model state %d", i,
                   pend, (int)m->state);
         if (pend)
-            FZ_ASSERT(tw_timer_deadline(&m->node->t) == m->deadline,
+            FZ_ASSERT(tw_timer_deadline(node_t(m)) == m->deadline,
                       "timer %d deadline %" PRIu64 ", model %" PRIu64, i,
-                      tw_timer_deadline(&m->node->t), m->deadline);
+                      tw_timer_deadline(node_t(m)), m->deadline);
+        if (!is_periodic(i))
+            continue;
+        const struct tw_periodic *p = &m->node->p;
+        FZ_ASSERT(tw_periodic_pending(p) == pend, "periodic %d: tw_periodic_pending %d", i,
+                  tw_periodic_pending(p));
+        if (pend)
+            FZ_ASSERT(tw_periodic_next(p) == m->deadline,
+                      "periodic %d: next %" PRIu64 ", model %" PRIu64, i,
+                      tw_periodic_next(p), m->deadline);
+        FZ_ASSERT(tw_periodic_count(p) == m->pcount,
+                  "periodic %d: count %" PRIu64 ", model %" PRIu64, i, tw_periodic_count(p),
+                  m->pcount);
     }
 }
 
@@ -344,10 +376,11 @@ static void check_next(tw_time_t *out)
 /* --------------------------------------------------------------- timers */
 
 static void fz_cb(struct tw *tw, struct tw_timer *t);
+static void fz_pcb(struct tw *tw, struct tw_periodic *p, uint64_t missed);
 
 static struct fnode *node_of(struct tw_timer *t)
 {
-    return (struct fnode *)(void *)((char *)t - offsetof(struct fnode, t));
+    return (struct fnode *)(void *)((char *)t - offsetof(struct fnode, p.tw_timer));
 }
 
 static void ensure_node(int i)
@@ -357,9 +390,16 @@ static void ensure_node(int i)
         return;
     m->node = malloc(sizeof *m->node);
     FZ_ASSERT(m->node != NULL, "out of memory");
-    tw_timer_init(&m->node->t, fz_cb);
+    if (is_periodic(i)) {
+        int rc = tw_periodic_init(&m->node->p, fz_pcb, (enum tw_missed)(i % 3));
+        FZ_ASSERT(rc == 0, "tw_periodic_init returned %s", tw_err_name(rc));
+    } else {
+        tw_timer_init(node_t(m), fz_cb);
+    }
     m->node->idx = i;
     m->state = M_IDLE;
+    m->period = 0;
+    m->pcount = 0;
 }
 
 static void free_node(int i)
@@ -373,14 +413,17 @@ static void free_node(int i)
 static void expect_unchanged(int i, int was_pending, tw_time_t was_deadline)
 {
     struct mtimer *m = &F.m[i];
-    FZ_ASSERT(tw_timer_pending(&m->node->t) == was_pending, "failed start changed timer %d",
+    FZ_ASSERT(tw_timer_pending(node_t(m)) == was_pending, "failed start changed timer %d",
               i);
     if (was_pending)
-        FZ_ASSERT(tw_timer_deadline(&m->node->t) == was_deadline,
+        FZ_ASSERT(tw_timer_deadline(node_t(m)) == was_deadline,
                   "failed start moved timer %d", i);
 }
 
-/* Start timer i: with an interval (at == 0) or at an absolute deadline. */
+/* Start timer i: with an interval (at == 0) or at an absolute deadline.  A
+ * periodic timer takes the interval as its period (tw_periodic_start()),
+ * or starts its grid at the deadline with its last period, or a short one
+ * if it has none (tw_periodic_start_at()). */
 static void do_start(int i, tw_time_t v, int at)
 {
     ensure_node(i);
@@ -388,23 +431,27 @@ static void do_start(int i, tw_time_t v, int at)
     tw_time_t now = tw_now(F.tw);
     FZ_ASSERT(now == F.now, "tw_now %" PRIu64 " != model %" PRIu64, now, F.now);
     tw_time_t maxi = tw_max_interval(F.tw);
-    tw_time_t dl;
-    int erange;
-    if (at) {
-        dl = v;
-        erange = dl > now && dl - now > maxi;
-    } else {
-        dl = sat_add(now, v);
-        erange = v > maxi;
-    }
-    int was_pending = tw_timer_pending(&m->node->t);
-    tw_time_t was_dl = tw_timer_deadline(&m->node->t);
+    tw_time_t dl = at ? v : sat_add(now, v);
+    tw_time_t period = 0;
+    int erange = at ? dl > now && dl - now > maxi : v > maxi, einval = 0;
+    int was_pending = tw_timer_pending(node_t(m));
+    tw_time_t was_dl = tw_timer_deadline(node_t(m));
     int may_fail = F.fail_after >= 0;
-    int rc = at ? tw_start_at(F.tw, &m->node->t, v) : tw_start(F.tw, &m->node->t, v);
-    trace("%s %d %" PRIu64 " -> deadline %" PRIu64 ": %d", at ? "start_at" : "start", i, v,
-          dl, rc);
-    if (erange) {
-        FZ_ASSERT(rc == TW_ERANGE, "start beyond max interval gave %s", tw_err_name(rc));
+    int rc;
+    if (is_periodic(i)) {
+        period = at ? (m->period ? m->period : 1 + v % 64) : v;
+        einval = period == 0;
+        erange = !einval && (period > maxi || erange);
+        rc = at ? tw_periodic_start_at(F.tw, &m->node->p, dl, period)
+                : tw_periodic_start(F.tw, &m->node->p, period);
+    } else {
+        rc = at ? tw_start_at(F.tw, node_t(m), v) : tw_start(F.tw, node_t(m), v);
+    }
+    trace("%s%s %d %" PRIu64 " -> deadline %" PRIu64 ": %d", is_periodic(i) ? "periodic " : "",
+          at ? "start_at" : "start", i, v, dl, rc);
+    if (einval || erange) {
+        FZ_ASSERT(rc == (einval ? TW_EINVAL : TW_ERANGE), "start gave %s, not %s",
+                  tw_err_name(rc), einval ? "TW_EINVAL" : "TW_ERANGE");
         expect_unchanged(i, was_pending, was_dl);
         return;
     }
@@ -422,6 +469,10 @@ static void do_start(int i, tw_time_t v, int at)
     m->armed_at = now;
     m->seq = ++F.seq;
     m->eligible = 0;
+    if (is_periodic(i)) {
+        m->period = period;
+        m->pcount = 0;
+    }
 }
 
 static void do_stop(int i)
@@ -429,7 +480,7 @@ static void do_stop(int i)
     struct mtimer *m = &F.m[i];
     if (m->node == NULL)
         return;
-    int rc = tw_stop(F.tw, &m->node->t);
+    int rc = is_periodic(i) ? tw_periodic_stop(F.tw, &m->node->p) : tw_stop(F.tw, node_t(m));
     trace("stop %d: %d", i, rc);
     FZ_ASSERT(rc == (m->state != M_IDLE), "tw_stop returned %d for model state %d", rc,
               (int)m->state);
@@ -447,9 +498,10 @@ static int takes_hints(void)
     return tw_schemes[F.s]->hint != NULL;
 }
 
-static void fz_cb(struct tw *tw, struct tw_timer *t)
+/* The checks of every callback, timer i's node n firing, and the model's
+ * count of it (before a periodic timer's re-arm). */
+static struct mtimer *fire_begin(struct tw *tw, struct fnode *n)
 {
-    struct fnode *n = node_of(t);
     int i = n->idx;
     FZ_ASSERT(i >= 0 && i < FZ_NTIMERS, "callback for an unknown node");
     struct mtimer *m = &F.m[i];
@@ -466,8 +518,6 @@ static void fz_cb(struct tw *tw, struct tw_timer *t)
               i, m->deadline, F.adv_to);
     FZ_ASSERT(tw_now(tw) == F.adv_to, "tw_now in callback %" PRIu64 ", advance to %" PRIu64,
               tw_now(tw), F.adv_to);
-    FZ_ASSERT(!tw_timer_pending(t), "timer %d pending in its callback", i);
-    FZ_ASSERT(tw_timer_deadline(t) == m->deadline, "timer %d deadline changed", i);
     trace("  fire %d (deadline %" PRIu64 ", armed at %" PRIu64 ")", i, m->deadline,
           m->armed_at);
     m->eligible = 0;
@@ -475,8 +525,6 @@ static void fz_cb(struct tw *tw, struct tw_timer *t)
     F.count--;
     F.fired_now++;
     F.fires++;
-    FZ_ASSERT(tw_count(tw) == F.count, "tw_count %zu in callback, model %zu", tw_count(tw),
-              F.count);
 
     /* FIFO among equal deadlines, where the scheme documents it. */
     tw_time_t ttl = m->deadline > m->armed_at ? m->deadline - m->armed_at : 0;
@@ -496,9 +544,16 @@ static void fz_cb(struct tw *tw, struct tw_timer *t)
             F.nfired++;
         }
     }
+    return m;
+}
+
+/* What timer i does when it fires (its behaviour), unless the run is
+ * quiet; a periodic timer is pending again by now. */
+static void fire_act(struct tw *tw, int i)
+{
+    struct mtimer *m = &F.m[i];
     if (F.quiet)
         return;
-
     int tg = m->target;
     switch (m->beh) {
     case FB_NONE:
@@ -517,7 +572,9 @@ static void fz_cb(struct tw *tw, struct tw_timer *t)
         do_stop(tg);
         break;
     case FB_FREE_SELF:
-        free_node(i); /* n is gone: nothing below may touch it */
+        if (is_periodic(i))
+            do_stop(i); /* re-armed before its callback: stopped to be freed */
+        free_node(i); /* the node is gone: nothing below may touch it */
         return;
     case FB_START_OTHER:
         do_start(tg, m->arg, 0);
@@ -557,6 +614,81 @@ static void fz_cb(struct tw *tw, struct tw_timer *t)
         check_next(NULL);
         break;
     }
+}
+
+static void fz_cb(struct tw *tw, struct tw_timer *t)
+{
+    struct fnode *n = node_of(t);
+    struct mtimer *m = fire_begin(tw, n);
+    int i = n->idx;
+    FZ_ASSERT(!tw_timer_pending(t), "timer %d pending in its callback", i);
+    FZ_ASSERT(tw_timer_deadline(t) == m->deadline, "timer %d deadline changed", i);
+    FZ_ASSERT(tw_count(tw) == F.count, "tw_count %zu in callback, model %zu", tw_count(tw),
+              F.count);
+    fire_act(tw, i);
+}
+
+/*
+ * A periodic timer fires, at `now`, its grid point `due`: m = (now - due) /
+ * period points after it were passed over.  BURST reports 0, counts 1 and
+ * goes on at due + period (due at once when m > 0, so the next advance
+ * fires it); SKIP reports and counts m + 1 and goes on at the first point
+ * after now; DELAY reports and counts the same and goes on at now + period
+ * when m > 0, else at due + period.  A next point past the end of time
+ * leaves it idle; so does a re-arm refused for want of memory.  The
+ * library has re-armed it before this runs.
+ */
+static void fz_pcb(struct tw *tw, struct tw_periodic *p, uint64_t missed)
+{
+    struct fnode *n = node_of(&p->tw_timer);
+    struct mtimer *m = fire_begin(tw, n);
+    int i = n->idx;
+    FZ_ASSERT(is_periodic(i), "periodic callback of plain timer %d", i);
+    F.pfires++;
+    tw_time_t due = m->deadline, now = F.adv_to, P = m->period, base = due;
+    uint64_t over = now > due ? (now - due) / P : 0, k = 1, passed = 0;
+    switch ((enum tw_missed)(i % 3)) {
+    case TW_MISSED_SKIP:
+        k = over + 1; /* 0 when it wraps: no next point */
+        passed = over;
+        break;
+    case TW_MISSED_DELAY:
+        base = over > 0 ? now : due;
+        passed = over;
+        break;
+    case TW_MISSED_BURST:
+        break;
+    }
+    FZ_ASSERT(missed == passed, "periodic %d reported %" PRIu64 " missed, model %" PRIu64, i,
+              missed, passed);
+    m->pcount = sat_add(m->pcount, sat_add(passed, 1));
+    FZ_ASSERT(tw_periodic_count(p) == m->pcount,
+              "periodic %d: count %" PRIu64 " in its callback, model %" PRIu64, i,
+              tw_periodic_count(p), m->pcount);
+    int has_next = k != 0 && k <= (TW_TIME_MAX - base) / P;
+    tw_time_t next = has_next ? base + k * P : 0;
+    int pend = tw_periodic_pending(p);
+    trace("  periodic %d: %" PRIu64 " passed over, next %" PRIu64 "%s", i, passed, next,
+          has_next ? (pend ? "" : " refused") : " (none)");
+    if (pend) {
+        FZ_ASSERT(has_next, "periodic %d re-armed past the end of time", i);
+        FZ_ASSERT(tw_periodic_next(p) == next,
+                  "periodic %d re-armed at %" PRIu64 ", model %" PRIu64, i,
+                  tw_periodic_next(p), next);
+        m->state = M_PENDING;
+        m->deadline = next;
+        m->armed_at = now;
+        m->seq = ++F.seq;
+        F.count++;
+    } else {
+        FZ_ASSERT(!has_next || (F.fail_after >= 0 && F.allocates && next > now),
+                  "periodic %d not re-armed at %" PRIu64, i, next);
+        FZ_ASSERT(tw_timer_deadline(&p->tw_timer) == due, "periodic %d: refused re-arm "
+                  "moved its deadline", i);
+    }
+    FZ_ASSERT(tw_count(tw) == F.count, "tw_count %zu in callback, model %zu", tw_count(tw),
+              F.count);
+    fire_act(tw, i);
 }
 
 /* ------------------------------------------------------------- advancing */
@@ -799,7 +931,7 @@ static const char *const op_names[FZ_NOPS] = {
 };
 
 static unsigned long stat_execs[TW_SCHEME_COUNT], stat_ops[TW_SCHEME_COUNT],
-    stat_fires[TW_SCHEME_COUNT];
+    stat_fires[TW_SCHEME_COUNT], stat_pfires[TW_SCHEME_COUNT];
 static int forced_scheme = -1;
 
 static void print_stats(void)
@@ -809,11 +941,15 @@ static void print_stats(void)
         total += stat_execs[s];
     if (total == 0)
         return;
-    for (int s = 0; s < TW_SCHEME_COUNT; s++)
-        if (stat_execs[s])
-            fprintf(stderr, "twfuzz: %-20s %10lu inputs %12lu ops %12lu callbacks\n",
-                    tw_scheme_name((enum tw_scheme)s), stat_execs[s], stat_ops[s],
-                    stat_fires[s]);
+    for (int s = 0; s < TW_SCHEME_COUNT; s++) {
+        if (stat_execs[s] == 0)
+            continue;
+        fprintf(stderr, "twfuzz: %-20s %10lu inputs %12lu ops %12lu callbacks",
+                tw_scheme_name((enum tw_scheme)s), stat_execs[s], stat_ops[s], stat_fires[s]);
+        if (FZ_PERIODIC)
+            fprintf(stderr, " (%lu periodic)", stat_pfires[s]);
+        fputc('\n', stderr);
+    }
 }
 
 static void init_once(void)
@@ -883,7 +1019,7 @@ static void destroy_all(void)
     for (int i = 0; i < FZ_NTIMERS; i++) {
         struct mtimer *m = &F.m[i];
         if (m->node)
-            FZ_ASSERT(!tw_timer_pending(&m->node->t), "timer %d pending after destroy", i);
+            FZ_ASSERT(!tw_timer_pending(node_t(m)), "timer %d pending after destroy", i);
         m->state = M_IDLE;
         m->eligible = 0;
     }
@@ -1080,9 +1216,14 @@ static void run_op(struct reader *r)
 
 static void finish(void)
 {
-    /* Everything pending fires at the end of time; the queue drains. */
+    /* Everything pending fires at the end of time; the queue drains.  A
+     * periodic timer is stopped first: BURST at the end of time would fire
+     * once per advance for every grid point left. */
     F.quiet = 1;
     F.fail_after = -1;
+    for (int i = 0; i < FZ_NTIMERS; i++)
+        if (is_periodic(i) && F.m[i].state != M_IDLE)
+            do_stop(i);
     do_advance(TW_TIME_MAX, 0);
     check_all();
     do_get_expired(FZ_NTIMERS + 1);
@@ -1114,5 +1255,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     F.op++;
     finish();
     stat_fires[F.s] += F.fires;
+    stat_pfires[F.s] += F.pfires;
     return 0;
 }

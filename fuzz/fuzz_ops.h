@@ -105,4 +105,15 @@ enum fz_to {
 
 #define FZ_NTIMERS 32
 
+/* The periodic build (twheel_fuzz_periodic: FZ_PERIODIC=1) makes the last
+ * FZ_NPERIODIC timers periodic, policy = index % 3 (enum tw_missed).  On
+ * them, FZ_START takes its interval as the period (tw_periodic_start());
+ * FZ_START_AT starts the grid at its deadline with the timer's last period,
+ * or 1 + deadline % 64 if it has none (tw_periodic_start_at()); FZ_STOP is
+ * tw_periodic_stop().  The ordinary build reads every input as before. */
+#ifndef FZ_PERIODIC
+#define FZ_PERIODIC 0
+#endif
+#define FZ_NPERIODIC 8
+
 #endif /* TWHEEL_FUZZ_OPS_H */
