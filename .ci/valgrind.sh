@@ -6,7 +6,7 @@
 #
 # Runs, two at a time: twheel_tests api/cases/badinput (full), differential
 # (--steps 400 --seeds 1), twheel_hostile, twheel_fuzz_replay over
-# fuzz/corpus, twheel_fuzz_periodic_replay over corpus-periodic,
+# fuzz/corpus, twheel_fuzz_periodic_replay over both corpora,
 # twheel_soak 20000, twheel_mincache 20000.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,7 +29,7 @@ runs=(
   "$t/twheel_tests differential all --steps 400 --seeds 1"
   "$t/twheel_hostile all"
   "$build/fuzz/twheel_fuzz_replay $root/fuzz/corpus"
-  "$build/fuzz/twheel_fuzz_periodic_replay $root/fuzz/corpus-periodic"
+  "$build/fuzz/twheel_fuzz_periodic_replay $root/fuzz/corpus $root/fuzz/corpus-periodic"
   "$t/twheel_soak 20000"
   "$t/twheel_mincache 20000"
 )

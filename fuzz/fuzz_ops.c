@@ -243,6 +243,14 @@ static int alloc_may(void)
     return 1;
 }
 
+/* Has the allocator refused a request?  It refuses only at fail_after 0,
+ * and stays there until FZ_ALLOC changes it: after a call that got
+ * TW_ENOMEM, this must be true. */
+static int failed_alloc(void)
+{
+    return F.fail_after == 0;
+}
+
 static void *fa_alloc(void *ctx, size_t size)
 {
     (void)ctx;
@@ -436,7 +444,6 @@ static void do_start(int i, tw_time_t v, int at)
     int erange = at ? dl > now && dl - now > maxi : v > maxi, einval = 0;
     int was_pending = tw_timer_pending(node_t(m));
     tw_time_t was_dl = tw_timer_deadline(node_t(m));
-    int may_fail = F.fail_after >= 0;
     int rc;
     if (is_periodic(i)) {
         period = at ? (m->period ? m->period : 1 + v % 64) : v;
@@ -456,7 +463,7 @@ static void do_start(int i, tw_time_t v, int at)
         return;
     }
     if (rc == TW_ENOMEM) {
-        FZ_ASSERT(may_fail && F.allocates && dl > now,
+        FZ_ASSERT(failed_alloc() && F.allocates && dl > now,
                   "TW_ENOMEM from a start that may not allocate");
         expect_unchanged(i, was_pending, was_dl);
         return;
@@ -681,7 +688,7 @@ static void fz_pcb(struct tw *tw, struct tw_periodic *p, uint64_t missed)
         m->seq = ++F.seq;
         F.count++;
     } else {
-        FZ_ASSERT(!has_next || (F.fail_after >= 0 && F.allocates && next > now),
+        FZ_ASSERT(!has_next || (failed_alloc() && F.allocates && next > now),
                   "periodic %d not re-armed at %" PRIu64, i, next);
         FZ_ASSERT(tw_timer_deadline(&p->tw_timer) == due, "periodic %d: refused re-arm "
                   "moved its deadline", i);
@@ -1070,7 +1077,6 @@ static void op_ttl_hint(struct reader *r)
 {
     tw_time_t ttl = gen_interval(r);
     unsigned hint = rd_u8(r) % 4u;
-    int may_fail = F.fail_after >= 0;
     int rc = tw_ttl_hint(F.tw, ttl, (enum tw_ttl_hint)hint);
     trace("ttl_hint %" PRIu64 " %u: %d", ttl, hint, rc);
     int bad = !takes_hints() || ttl == 0 || hint > TW_TTL_WHEEL ||
@@ -1079,7 +1085,7 @@ static void op_ttl_hint(struct reader *r)
         FZ_ASSERT(rc == TW_EINVAL, "tw_ttl_hint should be refused, returned %s",
                   tw_err_name(rc));
     else
-        FZ_ASSERT(rc == 0 || (rc == TW_ENOMEM && may_fail), "tw_ttl_hint returned %s",
+        FZ_ASSERT(rc == 0 || (rc == TW_ENOMEM && failed_alloc()), "tw_ttl_hint returned %s",
                   tw_err_name(rc));
 }
 

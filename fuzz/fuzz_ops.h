@@ -107,10 +107,12 @@ enum fz_to {
 
 /* The periodic build (twheel_fuzz_periodic: FZ_PERIODIC=1) makes the last
  * FZ_NPERIODIC timers periodic, policy = index % 3 (enum tw_missed).  On
- * them, FZ_START takes its interval as the period (tw_periodic_start());
- * FZ_START_AT starts the grid at its deadline with the timer's last period,
- * or 1 + deadline % 64 if it has none (tw_periodic_start_at()); FZ_STOP is
- * tw_periodic_stop().  The ordinary build reads every input as before. */
+ * them every start with an interval (FZ_START, FZ_REARM, FZ_START_MANY, a
+ * callback's) takes the interval as the period (tw_periodic_start()); a
+ * start at a deadline (FZ_START_AT, FB_REARM_PAST) starts the grid there
+ * with the timer's last period, or 1 + deadline % 64 if it has none
+ * (tw_periodic_start_at()); every stop is tw_periodic_stop().  The
+ * ordinary build reads every input as before. */
 #ifndef FZ_PERIODIC
 #define FZ_PERIODIC 0
 #endif
