@@ -4,6 +4,7 @@
  *
  *   twsvc [--threads LIST] [--n LIST] [--target LIST] [--ms MS] [--shards S]
  *         [--placement P] [--scheme NAME] [--slots K] [--lateness N]
+ *   twsvc --cores MB
  *
  * Throughput: n timers pending an hour out, split among T producer
  * threads; each thread, for MS milliseconds, stops a random timer of its
@@ -68,6 +69,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -1382,6 +1384,59 @@ static void check_service_config(void)
     }
 }
 
+/* ------------------------------------------------------------ cores */
+
+/* The latency of one dependent load over `mb` MiB of 64-byte lines in a
+ * random cycle, on each CPU this process may run on, the thread pinned to
+ * it in turn.  n timers of the service take about 64 n bytes (each its
+ * own line here), so --cores 6.1 is 10^5 timers' lines: it shows whether
+ * the CPUs hold such a set in cache alike (on a VM two vCPUs may not,
+ * and a producer then runs at the speed of the CPU it lands on). */
+static int cores(double mb)
+{
+    size_t n = (size_t)(mb * 1048576.0 / 64.0);
+    if (n < 2)
+        n = 2;
+    size_t *line = aligned_alloc(64, n * 64), *perm = malloc(n * sizeof *perm);
+    if (!line || !perm)
+        die("out of memory");
+    uint64_t seed = 1;
+    for (size_t i = 0; i < n; i++)
+        perm[i] = i;
+    for (size_t i = n - 1; i > 0; i--) { /* one cycle through every line */
+        size_t j = (size_t)(rnd(&seed) % (i + 1)), t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    for (size_t i = 0; i < n; i++)
+        line[perm[i] * 8] = perm[(i + 1) % n] * 8;
+    free(perm);
+    cpu_set_t all;
+    if (sched_getaffinity(0, sizeof all, &all) != 0)
+        die("sched_getaffinity");
+    printf("twsvc: a dependent load over %.1f MiB (%zu lines), each CPU in turn:\n", mb, n);
+    for (size_t cpu = 0; cpu < (size_t)CPU_SETSIZE; cpu++) {
+        if (!CPU_ISSET(cpu, &all))
+            continue;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        if (sched_setaffinity(0, sizeof one, &one) != 0)
+            die("sched_setaffinity");
+        size_t at = 0, loads = 4 * n > 2000000 ? 4 * n : 2000000;
+        for (size_t i = 0; i < n; i++) /* warm: the set as this CPU's caches keep it */
+            at = line[at];
+        uint64_t t0 = now_ns();
+        for (size_t i = 0; i < loads; i++)
+            at = line[at];
+        double per = (double)(now_ns() - t0) / (double)loads;
+        printf("  cpu %zu: %.1f ns per load%s\n", cpu, per, at == SIZE_MAX ? " " : "");
+    }
+    sched_setaffinity(0, sizeof all, &all);
+    free(line);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     double thr[8] = {1, 2, 4, 8}, ns[8] = {1e3, 1e4, 1e5, 1e6};
@@ -1427,11 +1482,13 @@ int main(int argc, char **argv)
             a++;
         } else if (!strcmp(argv[a], "--lateness") && v)
             nlate = (size_t)parse_num("--lateness", v, 0, 1e8), a++;
+        else if (!strcmp(argv[a], "--cores") && v)
+            return cores(parse_num("--cores", v, 0.001, 4096));
         else {
             fprintf(stderr,
                     "usage: twsvc [--threads LIST] [--n LIST] [--target LIST] [--ms MS] "
                     "[--shards S] [--placement P] [--scheme NAME] [--slots K] [--ttls K]\n"
-                    "             [--lateness N]\n"
+                    "             [--lateness N] [--cores MB]\n"
                     "  --threads   producer threads (default 1,2,4,8)\n"
                     "  --n         pending timers (default 1e3,1e4,1e5,1e6)\n"
                     "  --target    facility,refwheel,service,service_at,service_restart,\n"
@@ -1444,7 +1501,9 @@ int main(int argc, char **argv)
                     "  --slots     their slots (struct tw_config; default the scheme's)\n"
                     "  --ttls      intervals an hour plus one of K (<= 1000) whole ms (Lawn's case:\n"
                     "              a few TTLs); 0: plus up to 1 s, about 1,000 ticks (default 0)\n"
-                    "  --lateness  timers of the lateness run, 0 for none (default 1e5)\n");
+                    "  --lateness  timers of the lateness run, 0 for none (default 1e5)\n"
+                    "  --cores MB  instead: a dependent load over MB MiB on each CPU in turn\n"
+                    "              (6.1: 10^5 timers' lines; do the CPUs cache it alike?)\n");
             return strcmp(argv[a], "--help") ? 2 : 0;
         }
     }

@@ -99,6 +99,8 @@ case_ "$twsvc" "--shards 0 " --shards 0 --n 1e3 --threads 1 --ms 1 --lateness 0
 case_ "$twsvc" "--scheme wheel " --scheme wheel --n 1e3 --threads 1 --ms 1 --lateness 0
 case_ "$twsvc" "--scheme" --scheme nosuch --lateness 0
 case_ "$twsvc" "--placement" --placement nosuch --lateness 0
+case_ "$twsvc" "--cores" --cores 0
+case_ "$twsvc" "--cores" --cores 1e9
 
 if [ -e /proc/twbench-no ] || [ -e "$dir/no" ]; then
   echo "usage-check: a refused output path was created" >&2
