@@ -3,7 +3,7 @@
  * programs use for timers today, in one run (docs/service.md, "Figures").
  *
  *   twsvc [--threads LIST] [--n LIST] [--target LIST] [--ms MS] [--shards S]
- *         [--placement P] [--scheme NAME] [--slots K] [--lateness N]
+ *         [--placement P] [--scheme NAME] [--slots K] [--lateness N] [--pin]
  *   twsvc --cores MB
  *
  * Throughput: n timers pending an hour out, split among T producer
@@ -146,6 +146,7 @@ struct svc_st {
     struct tw_stimer *t;
 };
 static unsigned opt_shards = 2;
+static int opt_pin; /* --pin: producer k on the k-th allowed CPU (mod their count) */
 static uint32_t opt_placement = TW_PLACE_THREAD;
 static enum tw_scheme opt_scheme = TW_HIERARCHICAL; /* the service's facilities */
 static uint32_t opt_slots;                          /* their slots; 0: the scheme's default */
@@ -1020,6 +1021,29 @@ struct cell {
     uint64_t p50, p99;          /* ns */
 };
 
+/* --pin: producer k on the k-th CPU this process may use, modulo their
+ * count, so that two runs put each producer on the same CPU (a CPU's
+ * caches can differ from another's: --cores).  The service's workers
+ * and the heap threads stay where the scheduler puts them. */
+static void pin_producer(pthread_t th, unsigned k)
+{
+    cpu_set_t all, one;
+    if (sched_getaffinity(0, sizeof all, &all) != 0)
+        die("sched_getaffinity");
+    unsigned n = (unsigned)CPU_COUNT(&all), seen = 0;
+    for (size_t cpu = 0; cpu < (size_t)CPU_SETSIZE; cpu++) {
+        if (!CPU_ISSET(cpu, &all))
+            continue;
+        if (seen++ == k % n) {
+            CPU_ZERO(&one);
+            CPU_SET(cpu, &one);
+            if (pthread_setaffinity_np(th, sizeof one, &one) != 0)
+                die("pthread_setaffinity_np");
+            return;
+        }
+    }
+}
+
 static struct cell run_cell(const struct target *tg, size_t n, unsigned T, uint64_t ms)
 {
     void *st = tg->setup(n, T);
@@ -1038,6 +1062,8 @@ static struct cell run_cell(const struct target *tg, size_t n, unsigned T, uint6
         if (!w[k].lat)
             die("out of memory");
         pthread_create(&th[k], NULL, producer, &w[k]);
+        if (opt_pin)
+            pin_producer(th[k], k);
     }
     pthread_barrier_wait(&bar);
     uint64_t t0 = now_ns();
@@ -1484,11 +1510,13 @@ int main(int argc, char **argv)
             nlate = (size_t)parse_num("--lateness", v, 0, 1e8), a++;
         else if (!strcmp(argv[a], "--cores") && v)
             return cores(parse_num("--cores", v, 0.001, 4096));
+        else if (!strcmp(argv[a], "--pin"))
+            opt_pin = 1;
         else {
             fprintf(stderr,
                     "usage: twsvc [--threads LIST] [--n LIST] [--target LIST] [--ms MS] "
                     "[--shards S] [--placement P] [--scheme NAME] [--slots K] [--ttls K]\n"
-                    "             [--lateness N] [--cores MB]\n"
+                    "             [--lateness N] [--pin] [--cores MB]\n"
                     "  --threads   producer threads (default 1,2,4,8)\n"
                     "  --n         pending timers (default 1e3,1e4,1e5,1e6)\n"
                     "  --target    facility,refwheel,service,service_at,service_restart,\n"
@@ -1502,6 +1530,8 @@ int main(int argc, char **argv)
                     "  --ttls      intervals an hour plus one of K (<= 1000) whole ms (Lawn's case:\n"
                     "              a few TTLs); 0: plus up to 1 s, about 1,000 ticks (default 0)\n"
                     "  --lateness  timers of the lateness run, 0 for none (default 1e5)\n"
+                    "  --pin       producer k on the k-th CPU the process may use (mod their\n"
+                    "              count), for runs to compare at 10^4-10^5 (--cores)\n"
                     "  --cores MB  instead: a dependent load over MB MiB on each CPU in turn\n"
                     "              (6.1: 10^5 timers' lines; do the CPUs cache it alike?)\n");
             return strcmp(argv[a], "--help") ? 2 : 0;
@@ -1519,6 +1549,8 @@ int main(int argc, char **argv)
         printf(", %u slots", (unsigned)opt_slots);
     if (opt_ttls)
         printf(", %llu TTLs", (unsigned long long)opt_ttls);
+    if (opt_pin)
+        printf(", producers pinned");
     printf("\n\n");
     printf("Stop + start of a random own timer, all pending an hour out: million ops/s "
            "(p50 / p99 latency in ns)\n\n");
