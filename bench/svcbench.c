@@ -1021,27 +1021,37 @@ struct cell {
     uint64_t p50, p99;          /* ns */
 };
 
+/* The k-th CPU of the set `all`, modulo their count. */
+static size_t nth_cpu(const cpu_set_t *all, unsigned k)
+{
+    unsigned n = (unsigned)CPU_COUNT(all), seen = 0;
+    for (size_t c = 0; c < (size_t)CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, all) && seen++ == k % n)
+            return c;
+    return 0; /* not reached: a thread's set is never empty */
+}
+
+/* A set of the one CPU `cpu`. */
+static cpu_set_t cpu_alone(size_t cpu)
+{
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    return one;
+}
+
 /* --pin: producer k on the k-th CPU this process may use, modulo their
  * count, so that two runs put each producer on the same CPU (a CPU's
  * caches can differ from another's: --cores).  The service's workers
  * and the heap threads stay where the scheduler puts them. */
 static void pin_producer(pthread_t th, unsigned k)
 {
-    cpu_set_t all, one;
+    cpu_set_t all;
     if (sched_getaffinity(0, sizeof all, &all) != 0)
         die("sched_getaffinity");
-    unsigned n = (unsigned)CPU_COUNT(&all), seen = 0;
-    for (size_t cpu = 0; cpu < (size_t)CPU_SETSIZE; cpu++) {
-        if (!CPU_ISSET(cpu, &all))
-            continue;
-        if (seen++ == k % n) {
-            CPU_ZERO(&one);
-            CPU_SET(cpu, &one);
-            if (pthread_setaffinity_np(th, sizeof one, &one) != 0)
-                die("pthread_setaffinity_np");
-            return;
-        }
-    }
+    cpu_set_t one = cpu_alone(nth_cpu(&all, k));
+    if (pthread_setaffinity_np(th, sizeof one, &one) != 0)
+        die("pthread_setaffinity_np");
 }
 
 static struct cell run_cell(const struct target *tg, size_t n, unsigned T, uint64_t ms)
@@ -1418,6 +1428,8 @@ static void check_service_config(void)
  * own line here), so --cores 6.1 is 10^5 timers' lines: it shows whether
  * the CPUs hold such a set in cache alike (on a VM two vCPUs may not,
  * and a producer then runs at the speed of the CPU it lands on). */
+static volatile size_t cores_sink; /* the chain's end, so that the walk is kept */
+
 static int cores(double mb)
 {
     size_t n = (size_t)(mb * 1048576.0 / 64.0);
@@ -1441,12 +1453,9 @@ static int cores(double mb)
     if (sched_getaffinity(0, sizeof all, &all) != 0)
         die("sched_getaffinity");
     printf("twsvc: a dependent load over %.1f MiB (%zu lines), each CPU in turn:\n", mb, n);
-    for (size_t cpu = 0; cpu < (size_t)CPU_SETSIZE; cpu++) {
-        if (!CPU_ISSET(cpu, &all))
-            continue;
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(cpu, &one);
+    for (unsigned k = 0; k < (unsigned)CPU_COUNT(&all); k++) {
+        size_t cpu = nth_cpu(&all, k);
+        cpu_set_t one = cpu_alone(cpu);
         if (sched_setaffinity(0, sizeof one, &one) != 0)
             die("sched_setaffinity");
         size_t at = 0, loads = 4 * n > 2000000 ? 4 * n : 2000000;
@@ -1456,7 +1465,8 @@ static int cores(double mb)
         for (size_t i = 0; i < loads; i++)
             at = line[at];
         double per = (double)(now_ns() - t0) / (double)loads;
-        printf("  cpu %zu: %.1f ns per load%s\n", cpu, per, at == SIZE_MAX ? " " : "");
+        cores_sink = at;
+        printf("  cpu %zu: %.1f ns per load\n", cpu, per);
     }
     sched_setaffinity(0, sizeof all, &all);
     free(line);

@@ -150,6 +150,12 @@ static int is_periodic(int i)
     return FZ_PERIODIC && i >= FZ_NTIMERS - FZ_NPERIODIC;
 }
 
+/* A periodic timer's missed-run policy: its index mod 3 (fuzz_ops.h). */
+static enum tw_missed policy_of(int i)
+{
+    return (enum tw_missed)(i % 3);
+}
+
 #define FZ_ASSERT(cond, ...)                                 \
     do {                                                     \
         if (!(cond))                                         \
@@ -399,7 +405,7 @@ static void ensure_node(int i)
     m->node = malloc(sizeof *m->node);
     FZ_ASSERT(m->node != NULL, "out of memory");
     if (is_periodic(i)) {
-        int rc = tw_periodic_init(&m->node->p, fz_pcb, (enum tw_missed)(i % 3));
+        int rc = tw_periodic_init(&m->node->p, fz_pcb, policy_of(i));
         FZ_ASSERT(rc == 0, "tw_periodic_init returned %s", tw_err_name(rc));
     } else {
         tw_timer_init(node_t(m), fz_cb);
@@ -654,7 +660,7 @@ static void fz_pcb(struct tw *tw, struct tw_periodic *p, uint64_t missed)
     F.pfires++;
     tw_time_t due = m->deadline, now = F.adv_to, P = m->period, base = due;
     uint64_t over = now > due ? (now - due) / P : 0, k = 1, passed = 0;
-    switch ((enum tw_missed)(i % 3)) {
+    switch (policy_of(i)) {
     case TW_MISSED_SKIP:
         k = over + 1; /* 0 when it wraps: no next point */
         passed = over;
